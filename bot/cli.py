@@ -1,0 +1,146 @@
+"""The ``hwbot`` command line (also ``python -m bot``).
+
+This module imports nothing heavy: each command imports what it needs when it runs, so
+``hwbot --help``, ``hwbot recommend`` and every error path stay free of torch. Every
+:class:`~indexer.errors.HwbotError` becomes one line on stderr and its exit code; users
+never see a traceback (set ``HWBOT_DEBUG=1`` to get one).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from indexer.errors import EXIT_FAILURE, EXIT_USAGE, HwbotError
+
+__all__ = ["main", "cli"]
+
+_PATH = click.Path(path_type=Path)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hwbot", prog_name="hwbot")
+def cli() -> None:
+    """hwbot: cited GPU-vs-TPU answers and recommendations, offline.
+
+    Answers come from the knowledge notes, and every sentence cites its chunk.
+    """
+
+
+@cli.command()
+@click.option("--sources", "sources", type=_PATH, default=None, help="Directory of knowledge sources.")
+@click.option("--index-dir", type=_PATH, default=None, help="Where the index lives (default: $HWBOT_INDEX_DIR).")
+@click.option("--rebuild", is_flag=True, help="Re-embed everything instead of reusing stored vectors.")
+@click.option("--quiet-if-fresh", is_flag=True, hidden=True, help="Print nothing when the index is already fresh.")
+def index(sources: Path | None, index_dir: Path | None, rebuild: bool, quiet_if_fresh: bool) -> None:
+    """Build or incrementally update the index, with a progress bar."""
+    from bot.runtime import run_index
+
+    run_index(sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh)
+
+
+@cli.command()
+@click.argument("question", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as one JSON object.")
+@click.option("--batch", type=_PATH, default=None, help="A file with one question per line (use with --json).")
+def ask(question: str | None, as_json: bool, batch: Path | None) -> None:
+    """Answer QUESTION from the notes, with citations."""
+    from bot.ask_cmd import run_ask
+
+    run_ask(question, as_json=as_json, batch=batch)
+
+
+@cli.command()
+@click.option("--profile", type=_PATH, default=None, help="A WorkloadProfile JSON file; without it, run the intake.")
+@click.option("--json", "as_json", is_flag=True, help="Print the recommendation as JSON.")
+def recommend(profile: Path | None, as_json: bool) -> None:
+    """Recommend GPU, TPU or GPU now, TPU later, with cited reasons."""
+    from bot.recommend_cmd import run_recommend
+
+    run_recommend(profile, as_json=as_json)
+
+
+@cli.command()
+def repl() -> None:
+    """The chat loop: ask questions; /recommend, /sources, /help, /quit."""
+    from bot.repl import run_repl
+
+    run_repl()
+
+
+@cli.command()
+@click.argument("file", type=_PATH)
+@click.option("--out", type=_PATH, default=None, help="Write a markdown FAQ page here.")
+@click.option("--json", "as_json", is_flag=True, help="Write one JSON object per question to stdout.")
+def faq(file: Path, out: Path | None, as_json: bool) -> None:
+    """Answer every question found in a docs FILE."""
+    from bot.faq import run_faq
+
+    run_faq(file, out=out, as_json=as_json)
+
+
+@cli.command()
+@click.option("--http", "http", is_flag=True, help="Serve HTTP (/slack/events) even if SLACK_APP_TOKEN is set.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
+@click.option("--port", default=3000, show_default=True, type=int, help="HTTP port.")
+def slack(http: bool, host: str, port: int) -> None:
+    """Run the Slack app (Socket Mode when SLACK_APP_TOKEN is set, else HTTP)."""
+    from bot.slack.run import run_slack
+
+    run_slack(http=http, host=host, port=port)
+
+
+@cli.command(name="eval")
+@click.option("--json", "as_json", is_flag=True, help="Print metrics as JSON.")
+@click.option("--check", is_flag=True, help="Exit 1 if hybrid misses its floors.")
+def eval_(as_json: bool, check: bool) -> None:
+    """Measure retrieval and abstention on the labelled dev set."""
+    from bot.eval_cmd import run_eval
+
+    run_eval(as_json=as_json, check=check)
+
+
+def _command_name(argv: list[str]) -> str:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return ""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run click, turn known errors into one line plus an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        cli.main(args=args, prog_name="hwbot", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except HwbotError as exc:
+        cmd = _command_name(args)
+        hint = exc.hint or (f"Try 'hwbot {cmd} --help'" if exc.exit_code == EXIT_USAGE and cmd else None)
+        msg = exc.message + (f" ({hint})" if hint else "")
+        click.echo(f"Error: {msg}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        # e.g. `hwbot ask ... | head`: the reader left; that is not an error worth a trace.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        finally:
+            sys.exit(0)
+    except Exception as exc:  # last resort: never a traceback for users
+        if os.environ.get("HWBOT_DEBUG"):
+            raise
+        line = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        click.echo(f"Error: internal error: {line} (set HWBOT_DEBUG=1 for a traceback)", err=True)
+        sys.exit(EXIT_FAILURE)

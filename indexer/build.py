@@ -1,0 +1,220 @@
+"""Building the index: sources → clean → chunk → embed (incrementally) → store.
+
+Vectors are keyed by the sha256 of the exact text embedded, so a rebuild re-embeds
+only text that changed: an unchanged corpus re-embeds nothing. Sources are all parsed
+and validated before any write, so a malformed file leaves the old index in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import faiss
+import numpy as np
+from pydantic import BaseModel
+
+from indexer.ann import build_ann, choose_index_type
+from indexer.chunking import Chunk, ChunkParams, chunk_source
+from indexer.cleaning import clean_source
+from indexer.embedder import MODEL_PACKAGE, Embedder
+from indexer.errors import IndexError_
+from indexer.sources import SOURCE_SUFFIXES, Source, read_sources
+from indexer.store import (
+    FORMAT_VERSION,
+    Manifest,
+    ModelInfo,
+    SourceEntry,
+    StoredChunk,
+    current_generation,
+    index_lock,
+    load_store,
+    read_manifest,
+    write_generation,
+)
+
+__all__ = ["BuildReport", "build_index", "catalog", "load_corpus", "staleness", "text_sha"]
+
+
+class BuildReport(BaseModel):
+    sources: int
+    chunks: int
+    sentences: int
+    embedded: int
+    reused: int
+    seconds: float
+    index_dir: str
+    index_type: str
+    changed: bool
+
+    def summary(self) -> str:
+        return (
+            f"{self.sources} sources, {self.chunks} chunks, {self.sentences} sentences; "
+            f"embedded {self.embedded}, reused {self.reused}; {self.index_type} index; "
+            f"{self.seconds:.1f}s → {self.index_dir}"
+        )
+
+
+def text_sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load_corpus(sources_dir: Path, params: ChunkParams | None = None) -> tuple[list[Source], list[Chunk]]:
+    """Parse, clean and chunk every source. Pure Python: no model, no torch."""
+    params = params or ChunkParams()
+    sources = read_sources(sources_dir)
+    chunks: list[Chunk] = []
+    cleaned_sources = []
+    for source in sources:
+        cleaned, _ = clean_source(source)
+        cleaned_sources.append(cleaned)
+        chunks.extend(chunk_source(cleaned, params))
+    return cleaned_sources, chunks
+
+
+def catalog(sources_dir: Path, params: ChunkParams | None = None) -> dict[str, Chunk]:
+    """chunk_id → chunk, computed from the sources alone (used to validate citations cheaply)."""
+    return {c.chunk_id: c for c in load_corpus(sources_dir, params)[1]}
+
+
+def _source_hashes(sources_dir: Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(sources_dir.iterdir()):
+        if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES:
+            out[p.name] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def staleness(index_dir: Path, sources_dir: Path, params: ChunkParams | None = None) -> str | None:
+    """Why the index needs (re)building, or None when it is fresh. Needs no model."""
+    params = params or ChunkParams()
+    try:
+        gen = current_generation(index_dir)
+        if gen is None:
+            return "no index yet"
+        manifest = read_manifest(gen)
+    except IndexError_ as exc:
+        return exc.message
+    if manifest.chunker != params:
+        return "chunking parameters changed"
+    if manifest.model.package_version != _package_version():
+        return "embedding model package changed"
+    stored = {s.file: s.sha256 for s in manifest.sources}
+    current = _source_hashes(sources_dir) if sources_dir.is_dir() else {}
+    if stored != current:
+        changed = sorted(set(stored.items()) ^ set(current.items()))
+        names = sorted({name for name, _ in changed})
+        return "sources changed: " + ", ".join(names)
+    return None
+
+
+def _package_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(MODEL_PACKAGE)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _previous_vectors(index_dir: Path, model_id: str) -> dict[str, np.ndarray]:
+    """text sha → vector from the live generation, if it is readable and from this model."""
+    try:
+        store = load_store(index_dir)
+    except IndexError_:
+        return {}
+    if store.manifest.model.id != model_id or store.manifest.model.package_version != _package_version():
+        return {}
+    known: dict[str, np.ndarray] = {}
+    for chunk in store.chunks:
+        known[chunk.embed_sha] = store.chunk_vectors[chunk.row]
+        for k, sha in enumerate(chunk.sentence_shas):
+            known[sha] = store.sentence_vectors[chunk.sentence_start + k]
+    return known
+
+
+def build_index(
+    sources_dir: Path,
+    index_dir: Path,
+    embedder: Embedder,
+    *,
+    params: ChunkParams | None = None,
+    rebuild: bool = False,
+    progress: bool | None = None,
+    index_type: str | None = None,
+) -> BuildReport:
+    """Build or incrementally update the index; returns counts for the summary line."""
+    params = params or ChunkParams()
+    started = time.perf_counter()
+    sources, chunks = load_corpus(sources_dir, params)  # validates everything before any write
+    with index_lock(index_dir):
+        known = {} if rebuild else _previous_vectors(index_dir, embedder.model_id)
+        embed_texts = [c.embed_text for c in chunks]
+        sentence_texts = [s for c in chunks for s in c.sentences]
+        wanted = [text_sha(t) for t in embed_texts] + [text_sha(t) for t in sentence_texts]
+        all_texts = embed_texts + sentence_texts
+        todo: dict[str, str] = {}
+        for sha, text in zip(wanted, all_texts):
+            if sha not in known and sha not in todo:
+                todo[sha] = text
+        fresh = embedder.encode(list(todo.values()), progress=progress) if todo else None
+        vectors = dict(known)
+        if fresh is not None:
+            vectors.update(zip(todo.keys(), fresh))
+        dim = embedder.dim
+        n_chunks = len(chunks)
+        chunk_vecs = np.zeros((n_chunks, dim), dtype=np.float32)
+        sent_vecs = np.zeros((len(sentence_texts), dim), dtype=np.float32)
+        stored: list[StoredChunk] = []
+        cursor = 0
+        for row, chunk in enumerate(chunks):
+            esha = wanted[row]
+            chunk_vecs[row] = vectors[esha]
+            shas = [text_sha(s) for s in chunk.sentences]
+            for k, sha in enumerate(shas):
+                sent_vecs[cursor + k] = vectors[sha]
+            stored.append(
+                StoredChunk(**chunk.model_dump(), row=row, sentence_start=cursor, embed_sha=esha, sentence_shas=shas)
+            )
+            cursor += len(shas)
+        kind = index_type or choose_index_type(n_chunks)
+        index = build_ann(chunk_vecs, kind)
+        reused = len(set(wanted)) - len(todo)
+        previous_gen = current_generation(index_dir) if not rebuild else None
+        changed = bool(todo) or rebuild or previous_gen is None or staleness(index_dir, sources_dir, params) is not None
+        if changed:
+            per_source = {}
+            for c in chunks:
+                per_source[c.source_id] = per_source.get(c.source_id, 0) + 1
+            hashes = _source_hashes(sources_dir)
+            manifest = Manifest(
+                format_version=FORMAT_VERSION,
+                created_at=time.time(),
+                model=ModelInfo(id=embedder.model_id, package=MODEL_PACKAGE, package_version=_package_version(), dim=dim),
+                chunker=params,
+                sources=[
+                    SourceEntry(
+                        id=s.id, file=s.file, sha256=hashes[s.file], title=s.title, url=s.url, type=s.type,
+                        chunks=per_source.get(s.id, 0),
+                    )
+                    for s in sources
+                ],
+                faiss_version=faiss.__version__,
+                index_type=kind,
+                n_chunks=n_chunks,
+                n_sentences=len(sentence_texts),
+                probe=[float(x) for x in embedder.probe()],
+            )
+            write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, index)
+    return BuildReport(
+        sources=len(sources),
+        chunks=n_chunks,
+        sentences=len(sentence_texts),
+        embedded=len(todo),
+        reused=reused,
+        seconds=time.perf_counter() - started,
+        index_dir=str(index_dir),
+        index_type=kind,
+        changed=changed,
+    )

