@@ -28,9 +28,13 @@ __all__ = [
     "Questionnaire",
     "load_questions",
     "normalize",
+    "COMMAND_NAMES",
 ]
 
 QUESTIONS_FILE = Path(__file__).resolve().parent / "questions.toml"
+
+#: The dialog commands, in the order they are matched.
+COMMAND_NAMES = ("skip", "back", "restart", "cancel", "help")
 
 _FOLD = re.compile(r"[^a-z0-9.?]+")
 _VERSION_TAIL = re.compile(r"(?:\s+v?\d+(?:\.\d+)*)+$")
@@ -116,11 +120,12 @@ class Commands(BaseModel):
     back: tuple[str, ...] = Field(min_length=1)
     restart: tuple[str, ...] = Field(min_length=1)
     cancel: tuple[str, ...] = Field(min_length=1)
+    help: tuple[str, ...] = Field(min_length=1)
 
     def command_of(self, text: str) -> str | None:
-        """``"skip"``, ``"back"``, ``"restart"``, ``"cancel"`` or None."""
+        """``"skip"``, ``"back"``, ``"restart"``, ``"cancel"``, ``"help"`` or None."""
         key = normalize(text)
-        for name in ("skip", "back", "restart", "cancel"):
+        for name in COMMAND_NAMES:
             if key in {normalize(w) for w in getattr(self, name)}:
                 return name
         return None
@@ -167,7 +172,7 @@ def _check_against_schema(q: Questionnaire, origin: str) -> None:
     missing = [f for f in FIELD_VALUES if f not in q.fields]
     if missing:
         raise RuleError(f"{origin}: no question for field(s) {', '.join(missing)}")
-    command_words = {normalize(w) for name in ("skip", "back", "restart", "cancel") for w in getattr(q.commands, name)}
+    command_words = {normalize(w) for name in COMMAND_NAMES for w in getattr(q.commands, name)}
     for question in q.questions:
         where = f"{origin}: question {question.field!r}"
         if question.field not in FIELD_VALUES:

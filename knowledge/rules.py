@@ -171,8 +171,6 @@ class DecisionParams(BaseModel):
     unknown_penalty: float = Field(ge=0.0, le=0.2)
     confidence_floor: float = Field(ge=0.0, le=1.0)
     confidence_cap: float = Field(ge=0.0, le=1.0)
-    #: How many reasons the text rendering shows before "and N more".
-    shown_reasons: int = Field(default=6, ge=1)
 
     @field_validator("key_fields")
     @classmethod
