@@ -96,11 +96,12 @@ def slack(http: bool, host: str, port: int) -> None:
 @cli.command(name="eval")
 @click.option("--json", "as_json", is_flag=True, help="Print metrics as JSON.")
 @click.option("--check", is_flag=True, help="Exit 1 if hybrid misses its floors.")
-def eval_(as_json: bool, check: bool) -> None:
+@click.option("--calibrate", is_flag=True, help="Grid-search the abstention thresholds and print them.")
+def eval_(as_json: bool, check: bool, calibrate: bool) -> None:
     """Measure retrieval and abstention on the labelled dev set."""
     from bot.eval_cmd import run_eval
 
-    run_eval(as_json=as_json, check=check)
+    run_eval(as_json=as_json, check=check, calibrate=calibrate)
 
 
 def _command_name(argv: list[str]) -> str:

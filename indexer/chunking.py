@@ -131,6 +131,8 @@ def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chun
             closes = size >= params.min_words or (
                 size >= params.min_words // 2 and (new_page or size + remaining[i] > params.max_words)
             )
+            if source.type == "faq" and unit.section_start:
+                closes = True  # one curated question and its answer per chunk
             if at_boundary and closes:
                 groups.append(current)
                 current = []
@@ -145,7 +147,7 @@ def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chun
         current.append(unit)
     if current:
         # A short tail is merged back rather than left as a thin chunk of its own.
-        if groups and words(current) < params.min_words // 3 and words(groups[-1]) + words(current) <= params.max_words * 1.25:
+        if source.type != "faq" and groups and words(current) < params.min_words // 3 and words(groups[-1]) + words(current) <= params.max_words * 1.25:
             tail = [u for u in current if u not in groups[-1]]
             groups[-1].extend(tail)
         else:

@@ -1,0 +1,49 @@
+"""``hwbot eval``: the dev-set metrics for hybrid, dense-only and BM25-only, in one run."""
+
+from __future__ import annotations
+
+import json
+
+from indexer.errors import HwbotError
+
+__all__ = ["run_eval", "format_table"]
+
+
+def format_table(rows) -> str:
+    head = f"{'mode':<8} {'R@1':>5} {'R@3':>5} {'R@5':>5} {'MRR@10':>6} {'term':>5} {'abst.P':>6} {'abst.R':>6} {'false-ref':>9}"
+    lines = [head, "-" * len(head)]
+    for m in rows:
+        lines.append(
+            f"{m.mode:<8} {m.recall_at_1:5.3f} {m.recall_at_3:5.3f} {m.recall_at_5:5.3f} {m.mrr_at_10:6.3f} "
+            f"{m.term_hit:5.3f} {m.abstain_precision:6.3f} {m.abstain_recall:6.3f} {m.false_refusal:9.3f}"
+        )
+    return "\n".join(lines)
+
+
+def run_eval(*, as_json: bool, check: bool, calibrate: bool = False) -> None:
+    from bot.runtime import get_engine
+    from knowledge.evaluation import evaluate, load_dev_set, load_floors
+
+    engine = get_engine()
+    items = load_dev_set()
+    floors = load_floors()
+    if calibrate:
+        from knowledge.evaluation import calibrate as fit
+
+        params, accuracy = fit(engine, items, floors)
+        print(f"Calibrated on {len(items)} dev questions (balanced accuracy {accuracy:.3f}).")
+        print("Suggested [abstain] section for knowledge/params.toml:")
+        for key, value in params.model_dump().items():
+            print(f"{key} = {value}")
+        engine.params = engine.params.model_copy(update={"abstain": params})
+        print()
+    rows = evaluate(engine, items)
+    if as_json:
+        print(json.dumps([m.model_dump() for m in rows], indent=2))
+    else:
+        n_in = rows[0].n_in
+        print(f"Dev set: {n_in} in-domain, {rows[0].n_out} out-of-domain questions\n")
+        print(format_table(rows))
+    failures = floors.failures(rows[0])
+    if failures and check:
+        raise HwbotError("hybrid misses its floors: " + "; ".join(failures))

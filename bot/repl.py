@@ -1,0 +1,152 @@
+"""``hwbot repl``: the local chat loop.
+
+Interactive use gets prompt_toolkit (history, line editing; Ctrl-C cancels the line,
+Ctrl-D exits). Piped stdin is read line by line with no prompts, so a session can be
+scripted: ``printf 'Why would a TPU sit idle?\\n/quit\\n' | hwbot repl``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from rich.console import Console
+
+from indexer.errors import HwbotError
+
+__all__ = ["run_repl", "Repl", "HELP"]
+
+HELP = """Ask a question about GPUs and TPUs, e.g. "Why would a TPU sit idle?".
+Commands:
+  /recommend   answer a short intake and get a GPU / TPU / GPU-now-TPU-later recommendation
+  /sources     list the knowledge sources
+  /help        show this help
+  /quit        exit (Ctrl-D works too)"""
+
+
+def _history_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "hwbot" / "repl_history"
+
+
+class Repl:
+    """The loop itself, independent of where lines come from (tests drive it directly)."""
+
+    def __init__(self, read_line: Callable[[str], str | None], console: Console, engine_factory: Callable) -> None:
+        self.read_line = read_line
+        self.console = console
+        self._engine_factory = engine_factory
+        self._engine = None
+
+    @property
+    def engine(self):
+        if self._engine is None:
+            self._engine = self._engine_factory()
+        return self._engine
+
+    def say(self, text: str, style: str | None = None) -> None:
+        # markup=False: answer text and user input are never interpreted as rich markup.
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+    def handle(self, line: str) -> bool:
+        """Process one input line; returns False when the session should end."""
+        from knowledge.hygiene import EmptyQuestionError
+
+        text = line.strip()
+        if not text:
+            return True
+        if text.startswith("/"):
+            return self._command(text)
+        try:
+            answer = self.engine.ask(text)
+        except EmptyQuestionError:
+            self.say("Please type a question (or /help).")
+            return True
+        except HwbotError as exc:
+            self.say(f"Error: {exc.one_line()}", style="red")
+            return True
+        from bot.render import render_answer_text
+
+        self.say(render_answer_text(answer))
+        self.say("")
+        return True
+
+    def _command(self, text: str) -> bool:
+        cmd = text.split()[0].lower()
+        if cmd in ("/quit", "/exit", "/q"):
+            return False
+        if cmd == "/help":
+            self.say(HELP)
+        elif cmd == "/sources":
+            for s in self.engine.sources:
+                url = f"  {s.url}" if s.url else ""
+                self.say(f"{s.id}  {s.file}  ({s.chunks} chunks)  {s.title}{url}")
+        elif cmd == "/recommend":
+            from bot.recommend_cmd import run_intake_session
+
+            result = run_intake_session(self.read_line, self.say, key="repl")
+            if result is None:
+                self.say("Intake cancelled.")
+        else:
+            self.say(f"Unknown command {cmd}. Type /help for the commands.")
+        return True
+
+    def loop(self) -> None:
+        while True:
+            try:
+                line = self.read_line("hwbot> ")
+            except KeyboardInterrupt:
+                continue  # Ctrl-C cancels the current line only
+            if line is None:
+                return
+            if not self.handle(line):
+                return
+
+
+def _piped_reader() -> Iterator[str]:
+    """Lines from a non-TTY stdin; undecodable bytes are replaced rather than crashing."""
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+    if stream is None:
+        yield from sys.stdin
+        return
+    for raw in stream:
+        yield raw.decode("utf-8", errors="replace")
+
+
+def run_repl() -> None:
+    from bot.runtime import get_engine
+
+    console = Console(stderr=False)
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if interactive:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+        hist_path = _history_path()
+        try:
+            hist_path.parent.mkdir(parents=True, exist_ok=True)
+            history = FileHistory(str(hist_path))
+        except OSError:
+            history = InMemoryHistory()
+        session: PromptSession[str] = PromptSession(history=history)
+
+        def read_line(prompt: str) -> str | None:
+            try:
+                return session.prompt(prompt)
+            except EOFError:
+                return None
+
+        console.print("hwbot: cited GPU vs TPU answers. Type /help for commands, /quit to exit.", markup=False)
+        with console.status("Loading the model and the index…"):
+            engine = get_engine()
+        repl = Repl(read_line, console, lambda: engine)
+    else:
+        lines = _piped_reader()
+
+        def read_line(prompt: str) -> str | None:
+            return next(lines, None)
+
+        repl = Repl(read_line, console, get_engine)
+    repl.loop()

@@ -1,0 +1,55 @@
+"""Typed, validated tunables (loaded from ``params.toml``, overridable in tests and eval)."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["RetrievalParams", "AnswerParams", "AbstainParams", "QAParams", "load_params"]
+
+_FILE = Path(__file__).with_name("params.toml")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetrievalParams(_Strict):
+    rrf_k: int = Field(60, ge=1)
+    depth: int = Field(20, ge=1)
+    dense_weight: float = Field(1.0, ge=0)
+    bm25_weight: float = Field(1.0, ge=0)
+    top_chunks: int = Field(4, ge=1)
+
+
+class AnswerParams(_Strict):
+    min_sentences: int = Field(2, ge=1)
+    max_sentences: int = Field(5, ge=1)
+    max_words: int = Field(130, ge=10)
+    lexical_weight: float = Field(0.35, ge=0)
+    rank_prior: float = Field(0.05, ge=0)
+    mmr_lambda: float = Field(0.8, ge=0, le=1)
+    min_relevance_ratio: float = Field(0.75, ge=0, le=1)
+
+
+class AbstainParams(_Strict):
+    min_dense: float = 0.40
+    strong_dense: float = 0.50
+    min_bm25: float = 1.0
+    min_margin: float = 0.15
+    dense_only_min: float = 0.45
+    bm25_only_min: float = 1.0
+
+
+class QAParams(_Strict):
+    retrieval: RetrievalParams = RetrievalParams()
+    answer: AnswerParams = AnswerParams()
+    abstain: AbstainParams = AbstainParams()
+
+
+@lru_cache(maxsize=1)
+def load_params() -> QAParams:
+    return QAParams(**tomllib.loads(_FILE.read_text(encoding="utf-8")))

@@ -1,0 +1,118 @@
+"""The question-answering engine every front end shares.
+
+``QAEngine.open`` makes sure the index exists and is fresh (building or updating it,
+with a progress bar, when sources changed), loads it once, checks it was built with
+this model, and builds BM25 over the same chunks. ``ask`` is then cheap: one query
+embedding, two searches, and sentence scoring on precomputed vectors.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from indexer.build import BuildReport, build_index, staleness
+from indexer.embedder import Embedder
+from indexer.store import SourceEntry, Store, index_lock, load_store
+from knowledge.abstain import DECLINE_TEXT, should_decline
+from knowledge.answer import compose, render_text
+from knowledge.hygiene import clean_question
+from knowledge.models import Answer
+from knowledge.params import QAParams, load_params
+from knowledge.paths import SOURCES_DIR
+from knowledge.retrieval import Evidence, Hit, Mode, Retriever
+
+__all__ = ["QAEngine", "ensure_index"]
+
+
+def ensure_index(
+    index_dir: Path,
+    sources_dir: Path,
+    embedder: Embedder,
+    *,
+    progress: bool | None = None,
+    announce=None,
+) -> BuildReport | None:
+    """Build or update the index when it is missing or stale; None when already fresh.
+
+    ``announce`` (a callable taking one line) tells the user why a build starts.
+    """
+    reason = staleness(index_dir, sources_dir)
+    if reason is None:
+        return None
+    with index_lock(index_dir):
+        reason = staleness(index_dir, sources_dir)  # another process may have just built it
+        if reason is None:
+            return None
+    if announce is not None:
+        announce(f"Updating the index ({reason})…")
+    return build_index(sources_dir, index_dir, embedder, progress=progress)
+
+
+class QAEngine:
+    """Cited extractive answers over one loaded index."""
+
+    def __init__(self, store: Store, embedder: Embedder, params: QAParams | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.params = params or load_params()
+        self.retriever = Retriever(store, self.params.retrieval)
+
+    @classmethod
+    def open(
+        cls,
+        index_dir: Path,
+        *,
+        sources_dir: Path | None = None,
+        embedder: Embedder | None = None,
+        auto_build: bool = True,
+        progress: bool | None = None,
+        params: QAParams | None = None,
+    ) -> "QAEngine":
+        embedder = embedder or Embedder()
+        sources_dir = sources_dir or SOURCES_DIR
+        if auto_build:
+            ensure_index(
+                index_dir,
+                sources_dir,
+                embedder,
+                progress=progress,
+                announce=lambda line: print(line, file=sys.stderr),
+            )
+        store = load_store(index_dir)
+        store.check_model(embedder.model_id, embedder.dim, embedder.probe())
+        return cls(store, embedder, params)
+
+    @property
+    def sources(self) -> list[SourceEntry]:
+        return list(self.store.manifest.sources)
+
+    def retrieve(self, question: str, *, mode: Mode = "hybrid", k: int | None = None) -> tuple[list[Hit], Evidence, np.ndarray]:
+        """Ranked chunks for an already-clean question (used by ``ask`` and the eval harness)."""
+        qvec = self.embedder.encode_one(question)
+        hits, evidence = self.retriever.search(question, qvec, mode=mode, k=k)
+        return hits, evidence, qvec
+
+    def declines(self, evidence: Evidence, mode: Mode = "hybrid") -> bool:
+        return should_decline(evidence, self.params.abstain, mode)
+
+    def ask(self, question: str, *, mode: Mode = "hybrid") -> Answer:
+        """Answer one question. Raises ``EmptyQuestionError`` for an empty one."""
+        text, notices = clean_question(question)
+        hits, evidence, qvec = self.retrieve(text, mode=mode)
+        if not hits or self.declines(evidence, mode):
+            return Answer(question=text, answer=DECLINE_TEXT, declined=True, notices=notices, mode="declined")
+        sentences, citations = compose(text, qvec, hits, self.store, self.params.answer)
+        if not sentences:
+            return Answer(question=text, answer=DECLINE_TEXT, declined=True, notices=notices, mode="declined")
+        return Answer(
+            question=text,
+            answer=render_text(sentences),
+            declined=False,
+            citations=citations,
+            sentences=sentences,
+            notices=notices,
+            mode=mode,
+        )
