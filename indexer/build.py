@@ -19,7 +19,7 @@ from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import Chunk, ChunkParams, chunk_source
 from indexer.cleaning import clean_source
 from indexer.embedder import MODEL_PACKAGE, Embedder
-from indexer.errors import IndexError_
+from indexer.errors import IndexError_, SourceError
 from indexer.sources import SOURCE_SUFFIXES, Source, read_sources
 from indexer.store import (
     FORMAT_VERSION,
@@ -70,6 +70,12 @@ def load_corpus(sources_dir: Path, params: ChunkParams | None = None) -> tuple[l
         cleaned, _ = clean_source(source)
         cleaned_sources.append(cleaned)
         chunks.extend(chunk_source(cleaned, params))
+    known = {c.chunk_id for c in chunks}
+    for chunk in chunks:
+        missing = [c for c in chunk.cites if c not in known]
+        if missing:
+            where = " > ".join(chunk.heading_path[-1:]) or chunk.chunk_id
+            raise SourceError(f"{chunk.file}: section {where!r} cites unknown chunk(s) {', '.join(missing)}")
     return cleaned_sources, chunks
 
 

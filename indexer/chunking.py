@@ -49,6 +49,8 @@ class Chunk(BaseModel):
     heading_path: list[str]
     text: str
     sentences: list[str]
+    #: chunk ids this chunk says it rests on (curated FAQ answers cite the notes)
+    cites: list[str] = []
 
     @property
     def pages(self) -> str:
@@ -72,23 +74,35 @@ class _Unit:
     page: int
     path: tuple[str, ...]
     section_start: bool  # first sentence after a heading or a page break
+    section: int  # running number of the heading section the sentence is in
 
 
-def _units(source: Source) -> list[_Unit]:
-    """Flatten a source into sentences that remember their page and heading path."""
+def _units(source: Source) -> tuple[list[_Unit], dict[int, list[str]]]:
+    """Flatten a source into sentences that remember their page and heading path.
+
+    Also returns ``section -> cited chunk ids`` from ``<!-- cites: ... -->`` markers.
+    """
     units: list[_Unit] = []
+    cites: dict[int, list[str]] = {}
     path: list[tuple[int, str]] = []
+    section = 0
     for page in source.pages:
         fresh = True
         for block in page.blocks:
             if block.kind == "heading":
                 path = [(lvl, t) for lvl, t in path if lvl < block.level] + [(block.level, block.text)]
                 fresh = True
+                section += 1
+                continue
+            if block.kind == "cites":
+                cites.setdefault(section, []).extend(x for x in block.text.split() if x not in cites.get(section, []))
                 continue
             for sentence in split_sentences(block.text):
-                units.append(_Unit(sentence, word_count(sentence), page.number, tuple(t for _, t in path), fresh))
+                units.append(
+                    _Unit(sentence, word_count(sentence), page.number, tuple(t for _, t in path), fresh, section)
+                )
                 fresh = False
-    return units
+    return units, cites
 
 
 def _main_path(group: list[_Unit]) -> tuple[str, ...]:
@@ -114,7 +128,7 @@ def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chun
     def words(units: list[_Unit]) -> int:
         return sum(u.words for u in units)
 
-    units = _units(source)
+    units, section_cites = _units(source)
     # Words from each unit to the end of its section: lets a boundary decision see
     # whether the next section would fit into the current chunk at all.
     remaining = [0] * len(units)
@@ -169,6 +183,7 @@ def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chun
                 heading_path=list(_main_path(group)),
                 text=" ".join(sentences),
                 sentences=sentences,
+                cites=[c for sec in sorted({u.section for u in group}) for c in section_cites.get(sec, [])],
             )
         )
     return chunks

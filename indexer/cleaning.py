@@ -145,7 +145,7 @@ def clean_source(source: Source, *, near_dup_threshold: float = 0.9) -> tuple[So
             if scraped and len(text.split()) < 8 and not re.search(r"[.?!]$", text):
                 stats.fragments += 1
                 continue
-            if block.kind != "heading":
+            if block.kind in ("paragraph", "item"):
                 exact, shingles = _fingerprint(text)
                 if exact in seen_exact or any(
                     _near_duplicate(shingles, s, near_dup_threshold) for s in seen_shingles
@@ -156,6 +156,6 @@ def clean_source(source: Source, *, near_dup_threshold: float = 0.9) -> tuple[So
                 seen_shingles.append(shingles)
             kept.append(block.model_copy(update={"text": text}))
             stats.kept += 1
-        if any(b.kind != "heading" for b in kept):
+        if any(b.kind in ("paragraph", "item") for b in kept):
             pages.append(Page(number=page.number, blocks=kept))
     return source.model_copy(update={"pages": pages}), stats

@@ -32,12 +32,14 @@ _PAGE_MARK = re.compile(r"^\s*<!--\s*page\s+(\d+)\s*-->\s*$", re.I)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+#: ``<!-- cites: file_gpu001:c0002, file_gpu002:c0001 -->``: the chunks a curated answer rests on.
+_CITES = re.compile(r"^\s*<!--\s*cites?:\s*(.*?)\s*-->\s*$", re.I)
 
 
 class Block(BaseModel):
     """A heading, a paragraph or a list item, in document order."""
 
-    kind: Literal["heading", "paragraph", "item"]
+    kind: Literal["heading", "paragraph", "item", "cites"]
     text: str
     level: int = 0
 
@@ -139,6 +141,12 @@ def _markdown_pages(body: str) -> list[Page]:
             continue
         if in_fence:
             continue  # code is not prose: it is neither indexed nor quoted
+        cites = _CITES.match(line)
+        if cites:
+            flush()
+            ids = " ".join(x for x in re.split(r"[,\s]+", cites.group(1)) if x)
+            pages[-1].blocks.append(Block(kind="cites", text=ids))
+            continue
         line = _HTML_COMMENT.sub("", line)
         heading = _HEADING.match(line)
         item = _LIST_ITEM.match(line)
@@ -186,7 +194,7 @@ def read_source(path: Path) -> Source:
     if meta is None:
         meta = FrontMatter(id=_derived_id(path), title=path.stem)
     pages = _markdown_pages(body) if is_markdown else _text_pages(body)
-    if not any(b.kind != "heading" for p in pages for b in p.blocks):
+    if not any(b.kind in ("paragraph", "item") for p in pages for b in p.blocks):
         raise SourceError(f"{path.name}: source has no text after its front matter")
     return Source(
         id=meta.id,
