@@ -1,0 +1,145 @@
+"""The intake modal: built from ``bot/questions.toml``, parsed back into a ``WorkloadProfile``.
+
+The modal asks exactly the questions the terminal intake asks, in the same order, with
+the same option labels, plus a "Not sure" option on each (it records ``unknown``).
+Every input is required, so "Not sure" is a deliberate answer rather than a skipped
+one. The server re-validates every submitted value against ``FIELD_VALUES`` and answers
+problems with ``response_action: errors`` under the offending input, since a payload
+can come from a stale modal or be hand-made.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    InputBlock,
+    MarkdownTextObject,
+    Option,
+    PlainTextObject,
+    SectionBlock,
+    StaticSelectElement,
+)
+from slack_sdk.models.views import View
+
+from bot.questions import Question, Questionnaire, load_questions
+from indexer.errors import ProfileError
+from knowledge.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
+
+__all__ = [
+    "INTAKE_CALLBACK_ID",
+    "block_id_for",
+    "intake_view",
+    "parse_submission",
+    "metadata_channel",
+]
+
+INTAKE_CALLBACK_ID = "hwbot_intake"
+_OPTION_TEXT_LIMIT = 75  # Slack's limit for an option's text
+_ERROR_LIMIT = 150
+
+
+def block_id_for(field: str) -> str:
+    return f"q_{field}"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _input(question: Question, not_sure: str) -> InputBlock:
+    options = [Option(value=o.value, text=PlainTextObject(text=_clip(o.label, _OPTION_TEXT_LIMIT))) for o in question.options]
+    options.append(Option(value=UNKNOWN, text=PlainTextObject(text=_clip(not_sure, _OPTION_TEXT_LIMIT))))
+    return InputBlock(
+        block_id=block_id_for(question.field),
+        label=PlainTextObject(text=question.prompt),
+        hint=PlainTextObject(text=question.help),
+        optional=False,
+        element=StaticSelectElement(
+            action_id=question.field,
+            placeholder=PlainTextObject(text="Choose an answer"),
+            options=options,
+        ),
+    )
+
+
+def intake_view(channel_id: str | None, questionnaire: Questionnaire | None = None) -> dict[str, Any]:
+    """The modal for ``views.open``; ``channel_id`` rides along in ``private_metadata``."""
+    q = questionnaire or load_questions()
+    intro = SectionBlock(
+        text=MarkdownTextObject(
+            text=(
+                "Answer what you know; pick *" + q.unknown.label + "* for the rest. "
+                "hwbot scores GPU vs TPU from the notes and sends you the recommendation "
+                "with its reasons, sources and what would change it."
+            ),
+            verbatim=True,
+        )
+    )
+    view = View(
+        type="modal",
+        callback_id=INTAKE_CALLBACK_ID,
+        title=PlainTextObject(text="GPU or TPU?"),
+        submit=PlainTextObject(text="Recommend"),
+        close=PlainTextObject(text="Cancel"),
+        private_metadata=json.dumps({"channel": channel_id or ""}),
+        blocks=[intro, *(_input(question, q.unknown.label) for question in q.questions)],
+    )
+    return view.to_dict()
+
+
+def metadata_channel(view: dict[str, Any]) -> str | None:
+    """The channel the modal was opened from (None if the metadata is missing or odd)."""
+    try:
+        data = json.loads(view.get("private_metadata") or "{}")
+    except (TypeError, ValueError):
+        return None
+    channel = data.get("channel") if isinstance(data, dict) else None
+    return channel if isinstance(channel, str) and channel else None
+
+
+def _selected(values: dict[str, Any], block_id: str, action_id: str) -> Any:
+    entry = values.get(block_id, {})
+    if not isinstance(entry, dict):
+        return None
+    element = entry.get(action_id)
+    if not isinstance(element, dict):
+        return None
+    option = element.get("selected_option")
+    if not isinstance(option, dict):
+        return None
+    return option.get("value")
+
+
+def parse_submission(
+    view: dict[str, Any], questionnaire: Questionnaire | None = None
+) -> tuple[WorkloadProfile | None, dict[str, str]]:
+    """``(profile, {})`` for a valid submission, else ``(None, {block_id: message})``.
+
+    All problems are reported at once, one per input, so the person fixes them in one go.
+    """
+    q = questionnaire or load_questions()
+    state = view.get("state") if isinstance(view, dict) else None
+    values = state.get("values", {}) if isinstance(state, dict) else {}
+    if not isinstance(values, dict):
+        values = {}
+    answers: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for question in q.questions:
+        block_id = block_id_for(question.field)
+        value = _selected(values, block_id, question.field)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            errors[block_id] = f"Pick an answer, or “{q.unknown.label}”."
+        elif not isinstance(value, str) or value not in FIELD_VALUES[question.field]:
+            shown = _clip(str(value), 40)
+            errors[block_id] = _clip(f"“{shown}” is not one of the options; pick one from the list.", _ERROR_LIMIT)
+        else:
+            answers[question.field] = value
+    if errors:
+        return None, errors
+    try:
+        return parse_profile(answers, origin="intake"), {}
+    except ProfileError as exc:  # belt and braces: the model is the final authority
+        field = next((f for f in FIELD_VALUES if repr(f) in exc.message), q.questions[0].field)
+        return None, {block_id_for(field): _clip(exc.message, _ERROR_LIMIT)}

@@ -1,0 +1,98 @@
+"""Block Kit for a recommendation: the verdict, why (with citations), caveats, and what would change it.
+
+Reasons, caveats and flips come from the scoring rules (our data), but they are still
+escaped like any other text we did not write in this module. Long lists are packed into
+sections of at most 3,000 characters, and the whole message is capped at 50 blocks.
+"""
+
+from __future__ import annotations
+
+from slack_sdk.models.blocks import Block, DividerBlock, HeaderBlock, PlainTextObject
+
+from bot.questions import Questionnaire, load_questions
+from bot.slack.blocks import SECTION_LIMIT, SlackMessage, cap_blocks, context, section
+from bot.slack.mrkdwn import escape
+from knowledge.models import Recommendation
+from knowledge.profile import WorkloadProfile
+
+__all__ = ["recommendation_message", "KIND_NAMES"]
+
+KIND_NAMES = {"gpu": "GPU", "tpu": "TPU", "gpu_then_tpu": "GPU now, TPU later"}
+
+
+def _pack(title: str, lines: list[str]) -> list[Block]:
+    """A bold title then bullet lines, packed into as few ≤3,000-character sections as possible."""
+    blocks: list[Block] = []
+    current = f"*{title}*"
+    for line in lines:
+        line = line[: SECTION_LIMIT - 10]
+        candidate = f"{current}\n{line}"
+        if len(candidate) <= SECTION_LIMIT:
+            current = candidate
+        else:
+            blocks.append(section(current))
+            current = line
+    blocks.append(section(current))
+    return blocks
+
+
+def _field_name(field: str, q: Questionnaire) -> str:
+    return field.replace("_", " ")
+
+
+def recommendation_message(
+    rec: Recommendation, profile: WorkloadProfile, questionnaire: Questionnaire | None = None
+) -> SlackMessage:
+    """The message sent to the person who filled in the intake modal."""
+    q = questionnaire or load_questions()
+    verdict = KIND_NAMES.get(rec.recommendation, rec.recommendation)
+    body: list[Block] = [HeaderBlock(text=PlainTextObject(text=f"Recommendation: {verdict}"))]
+    scores = " · ".join(f"{escape(KIND_NAMES.get(k, k))} {v:.2f}" for k, v in rec.scores.items())
+    summary = f"*Confidence:* {rec.confidence:.0%}"
+    if scores:
+        summary += f"\n*Scores:* {scores}"
+    body.append(section(summary))
+
+    known = profile.known()
+    answered = [f"{escape(_field_name(f, q))}: {escape(q.by_field(f).label_of(v))}" for f, v in known.items()]
+    unknown = profile.unknown_fields()
+    lines = ["*Your answers:* " + ("; ".join(answered) if answered else "none (everything was “Not sure”)")]
+    if unknown:
+        lines.append(f"_Not sure about: {escape(', '.join(_field_name(f, q) for f in unknown))}_")
+    body.extend(context(lines))
+
+    if rec.reasons:
+        reason_lines = []
+        for reason in rec.reasons:
+            line = f"• *{escape(reason.factor)}*: {escape(reason.effect)}"
+            if reason.citations:
+                line += "\n      _" + escape("; ".join(reason.citations)) + "_"
+            reason_lines.append(line)
+        body.append(DividerBlock())
+        body.extend(_pack("Why", reason_lines))
+    blocked = [f"• {escape(KIND_NAMES.get(k, k))}: {escape(msg)}" for k, msgs in rec.blocked.items() for msg in msgs]
+    if blocked:
+        body.extend(_pack("Ruled out", blocked))
+    if rec.caveats:
+        body.extend(_pack("Caveats", [f"• {escape(c)}" for c in rec.caveats]))
+    if rec.flips:
+        flips = [
+            f"• If *{escape(_field_name(f.field, q))}* were *{escape(q.by_field(f.field).label_of(f.value))}*: "
+            f"{escape(KIND_NAMES.get(f.recommendation, f.recommendation))}"
+            for f in rec.flips
+        ]
+        body.extend(_pack("What would change this", flips))
+    else:
+        body.append(section("*What would change this*\nNo single answer would change this recommendation."))
+
+    labels: list[str] = []
+    for reason in rec.reasons:
+        for label in reason.citations:
+            if label not in labels:
+                labels.append(label)
+    tail: list[Block] = []
+    if labels:
+        tail.extend(context(["*Sources*", *(f"• {escape(label)}" for label in labels)], block_id="hwbot_sources"))
+    blocks = cap_blocks(body, tail, "_(Cut to fit one Slack message.)_")
+    fallback = f"Recommendation: {verdict} (confidence {rec.confidence:.0%})"
+    return SlackMessage(text=escape(fallback), blocks=[b.to_dict() for b in blocks])
