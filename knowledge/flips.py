@@ -8,7 +8,7 @@ reported, so every flip is true by construction and a test re-checks it anyway.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 from knowledge.models import Flip
 from knowledge.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
@@ -17,12 +17,13 @@ __all__ = ["find_flips"]
 
 
 def find_flips(
-    profile: WorkloadProfile, current: str, decide: Callable[[WorkloadProfile], str]
+    profile: WorkloadProfile, current: str, decide: Callable[[Mapping[str, str]], str]
 ) -> list[Flip]:
     """Every single-answer change that moves the recommendation away from ``current``.
 
-    Fields come in contract order and values in their allowed order, so the list is
-    deterministic and reads like the questionnaire.
+    ``decide`` maps answers (field -> value) to a recommendation kind. Fields come in
+    contract order and values in their allowed order, so the list is deterministic and
+    reads like the questionnaire.
     """
     answers = profile.model_dump()
     flips: list[Flip] = []
@@ -30,7 +31,7 @@ def find_flips(
         for value in values:
             if value == UNKNOWN or value == answers[field]:
                 continue
-            outcome = decide(profile.model_copy(update={field: value}))
+            outcome = decide({**answers, field: value})
             if outcome != current:
                 flips.append(Flip(field=field, value=value, recommendation=outcome))  # type: ignore[arg-type]
     return flips

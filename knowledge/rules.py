@@ -25,7 +25,7 @@ import re
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -34,7 +34,7 @@ from indexer.cleaning import clean_source
 from indexer.errors import HwbotError, RuleError
 from indexer.sources import read_sources
 from knowledge.paths import RULES_DIR, SOURCES_DIR
-from knowledge.profile import FIELD_VALUES, WorkloadProfile
+from knowledge.profile import FIELD_VALUES, UNKNOWN
 
 __all__ = [
     "OPTIONS",
@@ -97,10 +97,9 @@ class _Entry(BaseModel):
                 raise ValueError(f"subject term {term!r} is too generic to check a citation against")
         return subject
 
-    def matches(self, profile: WorkloadProfile) -> bool:
-        """All conditions hold (an empty condition always holds)."""
-        answers = profile.model_dump()
-        return all(answers[field] in values for field, values in self.when.items())
+    def matches(self, answers: Mapping[str, str]) -> bool:
+        """All conditions hold for these answers (an empty condition always holds)."""
+        return all(answers.get(field, UNKNOWN) in values for field, values in self.when.items())
 
     def condition_text(self) -> str:
         """``stage = exploration`` / ``cloud = multi_cloud or on_prem``, joined with ``and``."""
@@ -124,8 +123,10 @@ class Rule(_Entry):
 
     @model_validator(mode="after")
     def _one_effect(self) -> "Rule":
-        if not self.when:
-            raise ValueError("a rule needs a condition ('when')")
+        if len(self.when) != 1:
+            # One field per rule keeps scores additive per answer, which is what makes the
+            # worst case over unknown answers (and so the decision) exact and monotone.
+            raise ValueError("a rule's condition ('when') names exactly one field")
         if bool(self.points) == bool(self.blocks):
             raise ValueError("a rule has exactly one effect: 'points' or 'blocks'")
         if any(p == 0 for p in self.points.values()):
@@ -160,10 +161,9 @@ class DecisionParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: TPU must beat GPU by at least this many points to be recommended outright.
+    #: TPU must beat GPU by at least this many points, even in the worst case over the
+    #: unknown answers, to be recommended outright.
     clear_margin: int = Field(ge=1)
-    #: Unknown answers here make a narrow TPU lead a staged (gpu_then_tpu) recommendation.
-    key_fields: tuple[str, ...] = Field(min_length=1)
     confidence_base: float = Field(ge=0.0, le=1.0)
     confidence_span: float = Field(ge=0.0, le=1.0)
     #: Margin (points) at which about 63% of the span is reached.
@@ -171,14 +171,6 @@ class DecisionParams(BaseModel):
     unknown_penalty: float = Field(ge=0.0, le=0.2)
     confidence_floor: float = Field(ge=0.0, le=1.0)
     confidence_cap: float = Field(ge=0.0, le=1.0)
-
-    @field_validator("key_fields")
-    @classmethod
-    def _known(cls, fields: tuple[str, ...]) -> tuple[str, ...]:
-        for field in fields:
-            if field not in FIELD_VALUES:
-                raise ValueError(f"unknown key field {field!r}; allowed fields: {', '.join(FIELD_VALUES)}")
-        return fields
 
     @model_validator(mode="after")
     def _ordered(self) -> "DecisionParams":

@@ -5,18 +5,20 @@ no torch (``hwbot recommend`` must stay well under a second, and every front end
 this). The engine is deliberately simple so that its output can be checked by hand:
 
 1. **Score.** Every point rule whose condition holds adds its points to its options.
+   Each rule looks at one field, so scores are a sum of per-answer contributions.
    Constraint rules never add points; they *block* options ("blocked by").
 2. **Decide** (:func:`decide`), in this order:
-   - ``tpu`` when TPU is available, beats GPU by at least ``clear_margin`` and also
-     beats the staged path (a tie goes to the more cautious option);
+   - ``tpu`` when TPU is available and, *even with every unknown answer at its worst
+     for TPU*, beats GPU by at least ``clear_margin`` and beats the staged path;
    - ``gpu_then_tpu`` when the staged path is available and outscores staying on GPU
      (exploratory now, heading for large stable training);
-   - ``gpu_then_tpu`` when TPU leads GPU only narrowly and a key answer is unknown;
-   - ``gpu`` otherwise (including a narrow TPU lead with everything known: a narrow
-     lead does not pay the switching cost).
+   - ``gpu_then_tpu`` when TPU leads GPU but unknown answers could overturn the lead
+     (a narrow lead with key answers unknown);
+   - ``gpu`` otherwise: forced when TPU is blocked, and also for a narrow TPU lead with
+     everything that matters known (a narrow lead does not pay the switching cost).
 3. **Explain.** Reasons are the fired rules, largest effect first; their points add
-   up exactly to the scores. Caveats come from the caveat rules plus two computed
-   ones (narrow lead, unknown answers). Flips re-score every other answer.
+   up exactly to the scores. Caveats come from the caveat rules plus computed ones
+   (narrow lead, unknown answers). Flips re-score every other answer.
 
 The reasoning behind the weights is in ``docs/scoring.md``.
 """
@@ -26,12 +28,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Mapping
 
-from knowledge.models import Reason, Recommendation
-from knowledge.profile import WorkloadProfile
+from knowledge.models import Recommendation
+from knowledge.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
 from knowledge.rules import OPTIONS, Rule, RuleSet, load_rules
 
-__all__ = ["Scorecard", "Decision", "score", "decide", "confidence", "evaluate", "recommend", "shipped_rules"]
+__all__ = [
+    "Scorecard",
+    "Decision",
+    "score",
+    "score_answers",
+    "decide",
+    "confidence",
+    "evaluate",
+    "recommend",
+    "shipped_rules",
+]
 
 
 @dataclass(frozen=True)
@@ -50,15 +63,17 @@ class Scorecard:
 
 @dataclass(frozen=True)
 class Decision:
-    """The decided option, which branch of the logic chose it, and the margin behind it."""
+    """The decided option, the branch of the logic that chose it, and the numbers behind it."""
 
     kind: str
     #: one of: tpu_clear, staged_leads, staged_narrow, gpu_forced, gpu_narrow, gpu
     branch: str
     #: decided score minus the best other available score, floored at 0; inf when forced
     margin: float
-    #: key fields that were unknown (they matter for the staged_narrow branch)
-    key_unknowns: tuple[str, ...]
+    #: TPU's lead over GPU if every unknown answer took its worst value for TPU (-inf: could be blocked)
+    worst_lead: float
+    #: unknown fields whose answer could lower TPU's lead or rule TPU out
+    decisive_unknowns: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -67,13 +82,13 @@ def shipped_rules() -> RuleSet:
     return load_rules()
 
 
-def score(profile: WorkloadProfile, rules: RuleSet) -> Scorecard:
+def score_answers(answers: Mapping[str, str], rules: RuleSet) -> Scorecard:
     """Add up the points of every firing rule; collect blocks separately."""
     totals = {option: 0 for option in OPTIONS}
     fired: list[Rule] = []
     blocked: dict[str, list[Rule]] = {}
     for rule in rules.rules:
-        if not rule.matches(profile):
+        if not rule.matches(answers):
             continue
         if rule.is_constraint:
             for option in rule.blocks:
@@ -89,20 +104,77 @@ def score(profile: WorkloadProfile, rules: RuleSet) -> Scorecard:
     )
 
 
-def decide(card: Scorecard, profile: WorkloadProfile, rules: RuleSet) -> Decision:
+def score(profile: WorkloadProfile, rules: RuleSet) -> Scorecard:
+    return score_answers(profile.model_dump(), rules)
+
+
+@dataclass(frozen=True)
+class _Swing:
+    """How far one unknown answer could move things against TPU (<= 0), or whether it could block it."""
+
+    against_gpu: int
+    against_staged: int
+    can_block: bool
+
+    @property
+    def decisive(self) -> bool:
+        return self.can_block or self.against_gpu < 0 or self.against_staged < 0
+
+
+def _swing(field: str, rules: RuleSet) -> _Swing:
+    """The worst a real answer to ``field`` could do to TPU's leads, by re-scoring that field alone.
+
+    Rules name one field each, so a field's contribution does not depend on the other
+    answers and the worst case of several unknown fields is the sum of their worst cases.
+    """
+    base = score_answers({}, rules)
+    worst_g = worst_s = 0
+    can_block = False
+    for value in FIELD_VALUES[field]:
+        if value == UNKNOWN:
+            continue
+        card = score_answers({field: value}, rules)
+        d_tpu = card.scores["tpu"] - base.scores["tpu"]
+        worst_g = min(worst_g, d_tpu - (card.scores["gpu"] - base.scores["gpu"]))
+        worst_s = min(worst_s, d_tpu - (card.scores["gpu_then_tpu"] - base.scores["gpu_then_tpu"]))
+        can_block = can_block or "tpu" in card.blocked
+    return _Swing(worst_g, worst_s, can_block)
+
+
+#: id(rule set) -> (rule set, swings). The rule set is kept so its id cannot be reused;
+#: a RuleSet holds dicts, so it cannot be an lru_cache key itself.
+_SWING_CACHE: dict[int, tuple[RuleSet, dict[str, _Swing]]] = {}
+
+
+def _swings(rules: RuleSet) -> dict[str, _Swing]:
+    hit = _SWING_CACHE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    swings = {field: _swing(field, rules) for field in FIELD_VALUES}
+    if len(_SWING_CACHE) >= 16:
+        _SWING_CACHE.clear()
+    _SWING_CACHE[id(rules)] = (rules, swings)
+    return swings
+
+
+def decide(card: Scorecard, unknown_fields: list[str] | tuple[str, ...], rules: RuleSet) -> Decision:
     """Apply the decision logic described in the module docstring."""
-    params = rules.decision
     s = card.scores
     gpu, tpu, staged = s["gpu"], s["tpu"], s["gpu_then_tpu"]
     available = card.available()
-    unknown = set(profile.unknown_fields())
-    key_unknowns = tuple(f for f in params.key_fields if f in unknown)
+    swings = _swings(rules)
+    unknown = [f for f in unknown_fields if f in swings]
+    decisive = tuple(f for f in unknown if swings[f].decisive)
+    worst_lead: float = tpu - gpu + sum(swings[f].against_gpu for f in unknown)
+    if any(swings[f].can_block for f in unknown):
+        worst_lead = -math.inf
+    worst_over_staged = tpu - staged + sum(swings[f].against_staged for f in unknown)
 
-    if "tpu" in available and tpu - gpu >= params.clear_margin and tpu > staged:
+    if "tpu" in available and worst_lead >= rules.decision.clear_margin and worst_over_staged > 0:
         kind, branch = "tpu", "tpu_clear"
     elif "gpu_then_tpu" in available and staged > gpu:
         kind, branch = "gpu_then_tpu", "staged_leads"
-    elif "tpu" in available and tpu > gpu and key_unknowns:
+    elif "tpu" in available and tpu > gpu and decisive:
         kind, branch = "gpu_then_tpu", "staged_narrow"
     elif available == ("gpu",):
         kind, branch = "gpu", "gpu_forced"
@@ -113,7 +185,7 @@ def decide(card: Scorecard, profile: WorkloadProfile, rules: RuleSet) -> Decisio
 
     others = [s[o] for o in available if o != kind]
     margin = math.inf if not others else max(0.0, float(s[kind] - max(others)))
-    return Decision(kind=kind, branch=branch, margin=margin, key_unknowns=key_unknowns)
+    return Decision(kind, branch, margin, worst_lead, decisive)
 
 
 def confidence(margin: float, unknown_count: int, rules: RuleSet) -> float:
@@ -124,86 +196,26 @@ def confidence(margin: float, unknown_count: int, rules: RuleSet) -> float:
     return round(min(p.confidence_cap, max(p.confidence_floor, value)), 2)
 
 
-def _effect_text(rule: Rule) -> str:
-    if rule.is_constraint:
-        return "blocks " + ", ".join(rule.blocks)
-    return ", ".join(f"{o} {rule.points[o]:+d}" for o in OPTIONS if o in rule.points)
-
-
-def _weight(rule: Rule) -> tuple[float, int]:
-    """Sort key: constraints first (infinite effect), then largest single effect, then total."""
-    if rule.is_constraint:
-        return (math.inf, 0)
-    return (float(max(abs(p) for p in rule.points.values())), sum(abs(p) for p in rule.points.values()))
-
-
-def reasons_for(card: Scorecard, rules: RuleSet) -> list[Reason]:
-    """Every fired rule as a reason, largest effect first (stable on ties).
-
-    All fired rules are listed, not just the top few, so that the reasons' points add up
-    exactly to the scores; front ends decide how many to show.
-    """
-    constraints = [r for option in card.blocked.values() for r in option]
-    unique: dict[str, Rule] = {r.id: r for r in [*constraints, *card.fired]}
-    ordered = sorted(unique.values(), key=lambda r: _weight(r), reverse=True)
-    return [
-        Reason(
-            factor=f"{rule.condition_text()}: {rule.explanation}",
-            effect=_effect_text(rule),
-            citations=[rules.label(c) for c in rule.citations],
-        )
-        for rule in ordered
-    ]
-
-
-def _cite(labels: list[str]) -> str:
-    return " (" + "; ".join(labels) + ")" if labels else ""
-
-
-def caveats_for(
-    profile: WorkloadProfile, card: Scorecard, decision: Decision, rules: RuleSet, flip_fields: set[str]
-) -> list[str]:
-    """Caveat rules that apply to this decision, then the computed caveats about certainty."""
-    out = [
-        c.text + _cite([rules.label(x) for x in c.citations])
-        for c in rules.caveats
-        if decision.kind in c.recommended and c.matches(profile)
-    ]
-    s = card.scores
-    lead = s["tpu"] - s["gpu"]
-    if decision.branch == "staged_narrow":
-        out.append(
-            f"TPU leads GPU by only {lead} point(s) while key answers are unknown "
-            f"({', '.join(decision.key_unknowns)}): start on GPUs and decide the move once they are known."
-        )
-    elif decision.branch == "gpu_narrow":
-        out.append(
-            f"TPU scores {lead} point(s) above GPU, short of the clear margin of "
-            f"{rules.decision.clear_margin} that would justify the switching cost; GPUs stay the default."
-        )
-    unknown = profile.unknown_fields()
-    if unknown:
-        line = f"{len(unknown)} answer(s) unknown ({', '.join(unknown)}), which lowers the confidence"
-        deciding = [f for f in unknown if f in flip_fields]
-        if deciding:
-            line += f"; answering {', '.join(deciding)} could change the recommendation"
-        out.append(line + ".")
-    return out
+def evaluate_answers(answers: Mapping[str, str], rules: RuleSet) -> tuple[Scorecard, Decision]:
+    """Score and decide a mapping of answers (missing fields are unknown)."""
+    card = score_answers(answers, rules)
+    unknown = [f for f in FIELD_VALUES if answers.get(f, UNKNOWN) == UNKNOWN]
+    return card, decide(card, unknown, rules)
 
 
 def evaluate(profile: WorkloadProfile, rules: RuleSet) -> tuple[Scorecard, Decision]:
-    """Score and decide: the whole engine minus the explanation (flips call this)."""
-    card = score(profile, rules)
-    return card, decide(card, profile, rules)
+    """Score and decide: the whole engine minus the explanation."""
+    return evaluate_answers(profile.model_dump(), rules)
 
 
 def recommend(profile: WorkloadProfile, rules: RuleSet | None = None) -> Recommendation:
     """The public entry point: one profile, one explained and cited recommendation."""
+    from knowledge.explain import caveats_for, reasons_for
     from knowledge.flips import find_flips
 
     rules = rules or shipped_rules()
     card, decision = evaluate(profile, rules)
-    flips = find_flips(profile, decision.kind, lambda p: evaluate(p, rules)[1].kind)
+    flips = find_flips(profile, decision.kind, lambda answers: evaluate_answers(answers, rules)[1].kind)
     return Recommendation(
         recommendation=decision.kind,  # type: ignore[arg-type]
         confidence=confidence(decision.margin, len(profile.unknown_fields()), rules),
@@ -213,4 +225,3 @@ def recommend(profile: WorkloadProfile, rules: RuleSet | None = None) -> Recomme
         flips=flips,
         blocked={o: [r.explanation for r in rs] for o, rs in card.blocked.items()},
     )
-
