@@ -37,6 +37,7 @@ QUESTIONS_FILE = Path(__file__).resolve().parent / "questions.toml"
 COMMAND_NAMES = ("skip", "back", "restart", "cancel", "help")
 
 _FOLD = re.compile(r"[^a-z0-9.?]+")
+_NUMBER = re.compile(r"^(\d{1,3})[.)]?$")
 _VERSION_TAIL = re.compile(r"(?:\s+v?\d+(?:\.\d+)*)+$")
 
 
@@ -86,12 +87,13 @@ class Question(BaseModel):
         A trailing version number is ignored as a last resort, so "PyTorch 2.1" and
         "TensorFlow 2.15" are understood without listing every release.
         """
-        key = normalize(text)
-        if not key:
-            return None
-        if key.isdigit():
-            index = int(key) - 1
+        number = _NUMBER.match(text.strip())
+        if number:
+            index = int(number.group(1)) - 1
             return self.options[index].value if 0 <= index < len(self.options) else None
+        key = normalize(text)
+        if not key or key.isdigit():  # e.g. "-1" folds to "1": not a valid option number
+            return None
         table = self._lookup()
         if key in table:
             return table[key]
@@ -172,7 +174,15 @@ def _check_against_schema(q: Questionnaire, origin: str) -> None:
     missing = [f for f in FIELD_VALUES if f not in q.fields]
     if missing:
         raise RuleError(f"{origin}: no question for field(s) {', '.join(missing)}")
-    command_words = {normalize(w) for name in COMMAND_NAMES for w in getattr(q.commands, name)}
+    command_of: dict[str, str] = {}
+    for name in COMMAND_NAMES:
+        for word in getattr(q.commands, name):
+            key = normalize(word)
+            if not key or key.isdigit():
+                raise RuleError(f"{origin}: command word {word!r} is empty or a bare number")
+            if command_of.setdefault(key, name) != name:
+                raise RuleError(f"{origin}: command word {word!r} means both {command_of[key]!r} and {name!r}")
+    command_words = set(command_of)
     for question in q.questions:
         where = f"{origin}: question {question.field!r}"
         if question.field not in FIELD_VALUES:
