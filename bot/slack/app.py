@@ -100,7 +100,8 @@ def build_app(
     web = client or build_web_client(settings)
     secret = settings.signing_secret.get_secret_value() if settings.signing_secret else ""
     app = App(
-        name="hwbot",
+        # Bolt names loggers after the app: not "hwbot", or it would pin our own loggers at WARNING.
+        name="hwbot-bolt",
         client=web,
         signing_secret=secret,
         logger=framework_logger("bolt"),
