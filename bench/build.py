@@ -1,0 +1,94 @@
+"""Index build: embedding throughput against bare ``model.encode``, and the unchanged rebuild.
+
+The floor is the model itself: ``SentenceTransformer.encode`` on exactly the distinct
+texts a full build embeds, with the same batch size, in the same process, interleaved
+with the builds. A full build (``rebuild=True``) also parses, cleans, chunks, hashes,
+builds the ANN index and writes a generation; its throughput is texts embedded per
+second of the *whole* build, so every one of those costs counts against it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from bench.corpus import embed_texts, make_sources
+from bench.results import Section, Table, Target, fmt_ratio, fmt_s
+from bench.stats import median, ratio
+from indexer.build import build_index
+from indexer.embedder import Embedder
+
+__all__ = ["run_build", "THROUGHPUT_TARGET", "REBUILD_TARGET"]
+
+THROUGHPUT_TARGET = 0.80
+REBUILD_TARGET = 0.10
+
+
+def run_build(embedder: Embedder, sources: Path, workdir: Path, *, copies: int, rounds: int) -> tuple[Section, Path, Path]:
+    """Measure full and unchanged builds; returns the section, the sources and a built index dir."""
+    started = time.perf_counter()
+    src = workdir / "build_sources"
+    if src.exists():
+        shutil.rmtree(src)
+    make_sources(sources, src, copies)
+    texts = embed_texts(src)
+    model = embedder.model
+    model.encode(texts[:4], batch_size=embedder.batch_size)  # warm kernels and allocator, both sides alike
+    index_dir = workdir / "build_index"
+    full_s: list[float] = []
+    bare_s: list[float] = []
+    embedded: list[int] = []
+    for r in range(rounds):
+        def full() -> None:
+            rep = build_index(src, index_dir, embedder, rebuild=True, progress=False)
+            full_s.append(rep.seconds)
+            embedded.append(rep.embedded)
+
+        def bare() -> None:
+            t0 = time.perf_counter()
+            model.encode(texts, batch_size=embedder.batch_size)
+            bare_s.append(time.perf_counter() - t0)
+
+        for step in ((full, bare) if r % 2 == 0 else (bare, full)):
+            step()
+    unchanged_s: list[float] = []
+    unchanged_embedded: list[int] = []
+    for _ in range(max(3, rounds)):
+        rep = build_index(src, index_dir, embedder, progress=False)
+        unchanged_s.append(rep.seconds)
+        unchanged_embedded.append(rep.embedded)
+    n = len(texts)
+    build_tp = median([e / s for e, s in zip(embedded, full_s)])
+    bare_tp = median([n / s for s in bare_s])
+    tp_ratio = ratio(build_tp, bare_tp)
+    rebuild_ratio = ratio(median(unchanged_s), median(full_s))
+    table = Table(
+        headers=["what", "texts embedded", "median time", "texts/s", "vs floor"],
+        rows=[
+            ["bare model.encode (floor)", str(n), fmt_s(median(bare_s)), f"{bare_tp:.1f}", "1.00x"],
+            ["full build (build_index, rebuild)", str(embedded[0] if embedded else 0), fmt_s(median(full_s)), f"{build_tp:.1f}", fmt_ratio(tp_ratio)],
+            ["unchanged rebuild", str(max(unchanged_embedded)), fmt_s(median(unchanged_s)), "-", f"{fmt_ratio(rebuild_ratio)} of full build time"],
+        ],
+    )
+    targets = [
+        Target(name="build embedding throughput", goal=">= 80% of bare model.encode",
+               measured=f"{tp_ratio:.0%}", holds=tp_ratio >= THROUGHPUT_TARGET and all(e == n for e in embedded)),
+        Target(name="unchanged rebuild re-embeds nothing", goal="0 chunks embedded",
+               measured=f"{max(unchanged_embedded)} embedded", holds=max(unchanged_embedded) == 0),
+        Target(name="unchanged rebuild time", goal="<= 10% of a full build",
+               measured=f"{rebuild_ratio:.1%}", holds=rebuild_ratio <= REBUILD_TARGET),
+    ]
+    section = Section(
+        key="build",
+        title="Index build",
+        intro=(f"{copies} copies of the shipped notes ({copies - 1} perturbed so no text repeats): {n} distinct texts "
+               f"(chunks and sentences). {rounds} full builds interleaved with {rounds} bare encodes; medians."),
+        tables=[table],
+        targets=targets,
+        notes=["Throughput counts the whole build: parsing, cleaning, chunking, hashing, ANN index and writing the generation."],
+        data={"texts": n, "full_s": full_s, "bare_s": bare_s, "unchanged_s": unchanged_s, "embedded": embedded,
+              "unchanged_embedded": unchanged_embedded, "throughput_ratio": tp_ratio, "rebuild_ratio": rebuild_ratio},
+        seconds=time.perf_counter() - started,
+    )
+    return section, src, index_dir
