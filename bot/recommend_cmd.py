@@ -135,7 +135,8 @@ def _reader(stream: TextIO, interactive: bool) -> Callable[[str], str | None]:
         if interactive and stream is sys.stdout:
             try:
                 return input(prompt)
-            except EOFError:
+            except EOFError:  # Ctrl-D: end the prompt line so the next message starts clean
+                stream.write("\n")
                 return None
         stream.write(prompt)
         stream.flush()
