@@ -34,8 +34,18 @@ def _history_path() -> Path:
 class Repl:
     """The loop itself, independent of where lines come from (tests drive it directly)."""
 
-    def __init__(self, read_line: Callable[[str], str | None], console: Console, engine_factory: Callable) -> None:
+    def __init__(
+        self,
+        read_line: Callable[[str], str | None],
+        console: Console,
+        engine_factory: Callable,
+        *,
+        intake_key: str = "repl",
+        resume_intake: bool = True,
+    ) -> None:
         self.read_line = read_line
+        self.intake_key = intake_key
+        self.resume_intake = resume_intake
         self.console = console
         self._engine_factory = engine_factory
         self._engine = None
@@ -85,10 +95,13 @@ class Repl:
                 self.say(f"{s.id}  {s.file}  ({s.chunks} chunks)  {s.title}{url}")
         elif cmd == "/recommend":
             from bot.recommend_cmd import run_intake_session
+            from bot.recommend_view import render_text
 
-            result = run_intake_session(self.read_line, self.say, key="repl")
-            if result is None:
-                self.say("Intake cancelled.")
+            # An interactive user may resume an intake left unfinished; a script starts fresh.
+            result = run_intake_session(self.read_line, self.say, key=self.intake_key, resume=self.resume_intake)
+            if result is not None:  # the dialog itself reports a cancel or a pause
+                self.say(render_text(result))
+                self.say("")
         else:
             self.say(f"Unknown command {cmd}. Type /help for the commands.")
         return True
@@ -148,5 +161,5 @@ def run_repl() -> None:
         def read_line(prompt: str) -> str | None:
             return next(lines, None)
 
-        repl = Repl(read_line, console, get_engine)
+        repl = Repl(read_line, console, get_engine, intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False)
     repl.loop()

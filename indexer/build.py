@@ -16,11 +16,11 @@ import numpy as np
 from pydantic import BaseModel
 
 from indexer.ann import build_ann, choose_index_type
-from indexer.chunking import Chunk, ChunkParams, chunk_source
-from indexer.cleaning import clean_source
+from indexer.chunking import ChunkParams
+from indexer.corpus import catalog, load_corpus
 from indexer.embedder import MODEL_PACKAGE, Embedder
-from indexer.errors import IndexError_, SourceError
-from indexer.sources import SOURCE_SUFFIXES, Source, read_sources
+from indexer.errors import IndexError_
+from indexer.sources import SOURCE_SUFFIXES
 from indexer.store import (
     FORMAT_VERSION,
     Manifest,
@@ -58,30 +58,6 @@ class BuildReport(BaseModel):
 
 def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def load_corpus(sources_dir: Path, params: ChunkParams | None = None) -> tuple[list[Source], list[Chunk]]:
-    """Parse, clean and chunk every source. Pure Python: no model, no torch."""
-    params = params or ChunkParams()
-    sources = read_sources(sources_dir)
-    chunks: list[Chunk] = []
-    cleaned_sources = []
-    for source in sources:
-        cleaned, _ = clean_source(source)
-        cleaned_sources.append(cleaned)
-        chunks.extend(chunk_source(cleaned, params))
-    known = {c.chunk_id for c in chunks}
-    for chunk in chunks:
-        missing = [c for c in chunk.cites if c not in known]
-        if missing:
-            where = " > ".join(chunk.heading_path[-1:]) or chunk.chunk_id
-            raise SourceError(f"{chunk.file}: section {where!r} cites unknown chunk(s) {', '.join(missing)}")
-    return cleaned_sources, chunks
-
-
-def catalog(sources_dir: Path, params: ChunkParams | None = None) -> dict[str, Chunk]:
-    """chunk_id → chunk, computed from the sources alone (used to validate citations cheaply)."""
-    return {c.chunk_id: c for c in load_corpus(sources_dir, params)[1]}
 
 
 def _source_hashes(sources_dir: Path) -> dict[str, str]:

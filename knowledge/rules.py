@@ -29,10 +29,9 @@ from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from indexer.chunking import Chunk, ChunkParams, chunk_source
-from indexer.cleaning import clean_source
+from indexer.chunking import Chunk
+from indexer.corpus import catalog
 from indexer.errors import HwbotError, RuleError
-from indexer.sources import read_sources
 from knowledge.paths import RULES_DIR, SOURCES_DIR
 from knowledge.profile import FIELD_VALUES, UNKNOWN
 
@@ -206,27 +205,14 @@ class RuleSet(BaseModel):
         return self.labels[chunk_id]
 
 
-def _chunk_catalog_uncached(sources_dir: Path) -> dict[str, Chunk]:
-    """chunk id -> chunk, exactly as ``indexer.build.catalog`` computes it.
-
-    Same pipeline (read, clean, chunk with default parameters) but without importing
-    ``indexer.build``, which loads FAISS and NumPy at import time (~0.4 s): that would
-    spend most of ``hwbot recommend``'s sub-second budget on libraries scoring never uses.
-    A test checks both catalogs are identical.
-    """
-    params = ChunkParams()
-    chunks: dict[str, Chunk] = {}
-    for source in read_sources(sources_dir):
-        cleaned, _ = clean_source(source)
-        for chunk in chunk_source(cleaned, params):
-            chunks[chunk.chunk_id] = chunk
-    return chunks
-
-
 @lru_cache(maxsize=8)
 def chunk_catalog(sources_dir: Path = SOURCES_DIR) -> dict[str, Chunk]:
-    """The citable chunks of a sources directory, computed once per process."""
-    return _chunk_catalog_uncached(Path(sources_dir))
+    """The citable chunks of a sources directory, computed once per process.
+
+    ``indexer.corpus`` is the indexer's own read → clean → chunk pipeline without NumPy or
+    FAISS, so validating citations costs milliseconds and ``hwbot recommend`` stays fast.
+    """
+    return catalog(Path(sources_dir))
 
 
 def _first_error(exc: ValidationError) -> str:

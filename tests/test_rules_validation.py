@@ -70,16 +70,6 @@ def test_the_only_hard_constraint_is_tpu_availability() -> None:
     ]
 
 
-def test_light_catalog_equals_the_indexer_catalog() -> None:
-    """knowledge.rules computes chunks without indexer.build (FAISS import); both must agree."""
-    from indexer.build import catalog
-
-    theirs = catalog(SOURCES_DIR)
-    ours = chunk_catalog(SOURCES_DIR)
-    assert list(ours) == list(theirs)
-    assert all(ours[k].label == theirs[k].label and ours[k].text == theirs[k].text for k in ours)
-
-
 def test_a_valid_minimal_file_parses() -> None:
     rules = _parse(GOOD_RULE, "good.toml")
     assert [r.id for r in rules.rules] == ["t.rule"]
