@@ -36,7 +36,7 @@ def _pack(title: str, lines: list[str]) -> list[Block]:
     return blocks
 
 
-def _field_name(field: str, q: Questionnaire) -> str:
+def _field_name(field: str) -> str:
     return field.replace("_", " ")
 
 
@@ -47,24 +47,24 @@ def recommendation_message(
     q = questionnaire or load_questions()
     verdict = KIND_NAMES.get(rec.recommendation, rec.recommendation)
     body: list[Block] = [HeaderBlock(text=PlainTextObject(text=f"Recommendation: {verdict}"))]
-    scores = " · ".join(f"{escape(KIND_NAMES.get(k, k))} {v:.2f}" for k, v in rec.scores.items())
+    scores = " · ".join(f"{escape(KIND_NAMES.get(k, k))} {v:g}" for k, v in rec.scores.items())
     summary = f"*Confidence:* {rec.confidence:.0%}"
     if scores:
         summary += f"\n*Scores:* {scores}"
     body.append(section(summary))
 
     known = profile.known()
-    answered = [f"{escape(_field_name(f, q))}: {escape(q.by_field(f).label_of(v))}" for f, v in known.items()]
+    answered = [f"{escape(_field_name(f))}: {escape(q.by_field(f).label_of(v))}" for f, v in known.items()]
     unknown = profile.unknown_fields()
     lines = ["*Your answers:* " + ("; ".join(answered) if answered else "none (everything was “Not sure”)")]
     if unknown:
-        lines.append(f"_Not sure about: {escape(', '.join(_field_name(f, q) for f in unknown))}_")
+        lines.append(f"_Not sure about: {escape(', '.join(_field_name(f) for f in unknown))}_")
     body.extend(context(lines))
 
     if rec.reasons:
         reason_lines = []
         for reason in rec.reasons:
-            line = f"• *{escape(reason.factor)}*: {escape(reason.effect)}"
+            line = f"• {escape(reason.factor)} `{escape(reason.effect)}`"
             if reason.citations:
                 line += "\n      _" + escape("; ".join(reason.citations)) + "_"
             reason_lines.append(line)
@@ -77,7 +77,7 @@ def recommendation_message(
         body.extend(_pack("Caveats", [f"• {escape(c)}" for c in rec.caveats]))
     if rec.flips:
         flips = [
-            f"• If *{escape(_field_name(f.field, q))}* were *{escape(q.by_field(f.field).label_of(f.value))}*: "
+            f"• If *{escape(_field_name(f.field))}* were *{escape(q.by_field(f.field).label_of(f.value))}*: "
             f"{escape(KIND_NAMES.get(f.recommendation, f.recommendation))}"
             for f in rec.flips
         ]

@@ -76,6 +76,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(400, "body must be UTF-8", {"Content-Type": "text/plain"})
             return
         headers = {k.lower(): self.headers.get_all(k) or [] for k in self.headers.keys()}
+        stamp = (headers.get("x-slack-request-timestamp") or ["0"])[0]
+        if not stamp.strip().isdigit():
+            # slack_sdk's verifier would raise on int() and Bolt would answer 500; it is simply unsigned.
+            log.warning("refused a request with a malformed signature timestamp")
+            self._reply(401, '{"error": "invalid request"}', {"Content-Type": "application/json"})
+            return
         request = BoltRequest(body=body, query=query, headers=headers)
         response: BoltResponse = self.server.app.dispatch(request)
         if response.status == 401:

@@ -30,6 +30,7 @@ class Call:
     headers: dict[str, str]
     status: int
     at: float  # time.time() when the request arrived
+    response: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -180,7 +181,7 @@ class FakeSlackApi:
         else:
             method, status, payload, extra = path, 404, {"ok": False, "error": "unknown_method"}, {}
         with self._cond:
-            self._calls.append(Call(method, body, headers, status, time.time()))
+            self._calls.append(Call(method, body, headers, status, time.time(), payload))
             self._cond.notify_all()
         data = json.dumps(payload).encode()
         req.send_response(status)
