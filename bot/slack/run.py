@@ -12,6 +12,7 @@ import logging
 import signal
 import threading
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from slack_bolt import App
 from slack_sdk.errors import SlackApiError
@@ -26,7 +27,10 @@ from bot.slack.services import SlackServices
 from bot.slack.settings import SlackSettings, load_settings
 from indexer.errors import ConfigError, HwbotError
 
-__all__ = ["run_slack"]
+if TYPE_CHECKING:  # pragma: no cover
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+__all__ = ["run_slack", "start_socket_mode"]
 
 log = logging.getLogger("hwbot.slack")
 
@@ -50,7 +54,8 @@ def _serve_http(app: App, host: str, port: int) -> None:
     server.serve_forever()
 
 
-def _serve_socket_mode(app: App, settings: SlackSettings) -> None:
+def start_socket_mode(app: App, settings: SlackSettings) -> "SocketModeHandler":
+    """Open the Socket Mode connection (a WebSocket Slack pushes events into) and return its handler."""
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
     assert settings.app_token is not None
@@ -62,6 +67,11 @@ def _serve_socket_mode(app: App, settings: SlackSettings) -> None:
             f"SLACK_APP_TOKEN was rejected by the Slack Web API ({api_error(exc)})",
             hint="generate an app-level token with connections:write and enable Socket Mode; see docs/slack.md",
         ) from None
+    return handler
+
+
+def _serve_socket_mode(app: App, settings: SlackSettings) -> None:
+    handler = start_socket_mode(app, settings)
     log.info("hwbot slack connected (Socket Mode)")
     try:
         threading.Event().wait()

@@ -4,13 +4,19 @@ It accepts what slack_sdk sends (JSON or form bodies, a ``Bearer`` token), recor
 every call as (method, parsed body, headers, status, time), and answers like Slack
 for the methods hwbot uses. A test can script failures for the next N calls of a
 method, e.g. a 429 with ``Retry-After``. ``/webhook/<id>`` plays the part of a
-``response_url``.
+``response_url``. ``/socket`` is a minimal WebSocket endpoint (RFC 6455, text frames,
+ping/pong, close) standing in for Socket Mode: the test pushes envelopes and reads
+the app's acknowledgements.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 import json
+import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -71,6 +77,9 @@ class FakeSlackApi:
         self._ts = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._ws: socket.socket | None = None
+        self._ws_lock = threading.Lock()
+        self.socket_acks: list[dict[str, Any]] = []
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -87,7 +96,10 @@ class FakeSlackApi:
                 fake._handle(self)
 
             def do_GET(self) -> None:  # noqa: N802
-                fake._handle(self)
+                if self.path.startswith("/socket") and "websocket" in (self.headers.get("Upgrade") or "").lower():
+                    fake._websocket(self)
+                else:
+                    fake._handle(self)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -96,6 +108,12 @@ class FakeSlackApi:
         return self
 
     def stop(self) -> None:
+        with self._ws_lock:
+            if self._ws is not None:
+                try:
+                    self._ws.close()
+                except OSError:
+                    pass
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -164,6 +182,73 @@ class FakeSlackApi:
         with self._cond:
             return json.dumps([c.body for c in self._calls], ensure_ascii=False)
 
+    # -- Socket Mode ----------------------------------------------------------------
+
+    def wait_socket_connected(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._ws is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError("the app never opened the Socket Mode connection")
+                self._cond.wait(left)
+
+    def push_envelope(self, envelope: dict[str, Any]) -> None:
+        """Send one Socket Mode envelope to the connected app (a server frame: unmasked text)."""
+        with self._ws_lock:
+            assert self._ws is not None, "no Socket Mode connection"
+            self._ws.sendall(_frame(0x1, json.dumps(envelope).encode()))
+
+    def wait_ack(self, envelope_id: str, timeout: float = 30.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for ack in self.socket_acks:
+                    if ack.get("envelope_id") == envelope_id:
+                        return ack
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no acknowledgement for envelope {envelope_id}")
+                self._cond.wait(left)
+
+    def _websocket(self, req: BaseHTTPRequestHandler) -> None:
+        key = req.headers.get("Sec-WebSocket-Key") or ""
+        accept = base64.b64encode(hashlib.sha1((key + _WS_GUID).encode()).digest()).decode()
+        req.send_response(101, "Switching Protocols")
+        req.send_header("Upgrade", "websocket")
+        req.send_header("Connection", "Upgrade")
+        req.send_header("Sec-WebSocket-Accept", accept)
+        req.end_headers()
+        req.wfile.flush()
+        req.close_connection = True
+        conn: socket.socket = req.connection
+        with self._cond:
+            self._calls.append(Call("socket.connect", {}, {}, 101, time.time()))
+            with self._ws_lock:
+                self._ws = conn
+                conn.sendall(_frame(0x1, json.dumps({"type": "hello", "num_connections": 1}).encode()))
+            self._cond.notify_all()
+        try:
+            while True:
+                opcode, payload = _read_frame(req.rfile)
+                if opcode == 0x8:  # close
+                    with self._ws_lock:
+                        conn.sendall(_frame(0x8, payload[:2]))
+                    return
+                if opcode == 0x9:  # ping -> pong
+                    with self._ws_lock:
+                        conn.sendall(_frame(0xA, payload))
+                elif opcode == 0x1:
+                    with self._cond:
+                        self.socket_acks.append(json.loads(payload.decode()))
+                        self._cond.notify_all()
+        except (ConnectionError, OSError, ValueError):
+            return
+        finally:
+            with self._ws_lock:
+                if self._ws is conn:
+                    self._ws = None
+
     # -- the fake itself ------------------------------------------------------------
 
     def _handle(self, req: BaseHTTPRequestHandler) -> None:
@@ -229,3 +314,40 @@ class FakeSlackApi:
         if method in ("reactions.add", "reactions.remove", "api.test"):
             return 200, {"ok": True}, {}
         return 200, {"ok": False, "error": "unknown_method"}, {}
+
+
+_WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """One final, unmasked frame (server to client)."""
+    head = bytes([0x80 | opcode])
+    size = len(payload)
+    if size < 126:
+        head += bytes([size])
+    elif size < 1 << 16:
+        head += bytes([126]) + struct.pack("!H", size)
+    else:
+        head += bytes([127]) + struct.pack("!Q", size)
+    return head + payload
+
+
+def _read_exact(stream: Any, size: int) -> bytes:
+    data = stream.read(size)
+    if data is None or len(data) < size:
+        raise ConnectionError("socket closed")
+    return data
+
+
+def _read_frame(stream: Any) -> tuple[int, bytes]:
+    """One client frame (masked, as RFC 6455 requires); fragments are not used by slack_sdk."""
+    first, second = _read_exact(stream, 2)
+    opcode = first & 0x0F
+    size = second & 0x7F
+    if size == 126:
+        size = struct.unpack("!H", _read_exact(stream, 2))[0]
+    elif size == 127:
+        size = struct.unpack("!Q", _read_exact(stream, 8))[0]
+    mask = _read_exact(stream, 4) if second & 0x80 else b"\0\0\0\0"
+    data = _read_exact(stream, size) if size else b""
+    return opcode, bytes(b ^ mask[i % 4] for i, b in enumerate(data))
