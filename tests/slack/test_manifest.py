@@ -1,0 +1,50 @@
+"""The app manifest asks for exactly what the app uses: events, scopes, /hwbot, interactivity, Socket Mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+import bot.slack
+
+MANIFEST = Path(bot.slack.__file__).resolve().parent / "manifest.yaml"
+
+
+def _manifest() -> dict:
+    data = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_manifest_declares_events_scopes_command_interactivity_and_socket_mode() -> None:
+    m = _manifest()
+    assert m["display_information"]["name"] == "hwbot"
+    settings = m["settings"]
+    assert settings["socket_mode_enabled"] is True
+    assert settings["interactivity"]["is_enabled"] is True
+    events = set(settings["event_subscriptions"]["bot_events"])
+    assert events == {"app_mention", "message.channels", "message.groups", "message.im"}
+    scopes = set(m["oauth_config"]["scopes"]["bot"])
+    # Each event needs its read scope; each Web API call the app makes needs its write scope.
+    needed = {
+        "app_mention": "app_mentions:read",
+        "message.channels": "channels:history",
+        "message.groups": "groups:history",
+        "message.im": "im:history",
+    }
+    assert {needed[e] for e in events} <= scopes
+    assert {"chat:write", "commands", "reactions:write"} <= scopes
+    assert len(scopes) == 7, "no scope the app does not use"
+    (command,) = m["features"]["slash_commands"]
+    assert command["command"] == "/hwbot"
+    assert command["should_escape"] is True  # mentions arrive encoded, so they can be neutralised
+    assert m["features"]["app_home"]["messages_tab_enabled"] is True  # DMs and recommendations
+    assert m["features"]["bot_user"]["display_name"] == "hwbot"
+
+
+def test_manifest_is_shipped_as_package_data() -> None:
+    # pyproject.toml ships bot/slack/*.yaml; the docs point people at this exact path.
+    assert MANIFEST.name == "manifest.yaml" and MANIFEST.parent.name == "slack"
+    docs = Path(__file__).resolve().parents[2] / "docs" / "slack.md"
+    assert "bot/slack/manifest.yaml" in docs.read_text(encoding="utf-8")
