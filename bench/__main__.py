@@ -1,0 +1,79 @@
+"""``python -m bench``: measure hwbot against its floors and write docs/benchmarks.md.
+
+``--smoke`` runs tiny versions of every section (CI runs it as a test) and never writes
+into docs/: its report goes to a temporary directory unless ``--out`` names another.
+``--full`` adds the 1M-vector corpus to the scale section.
+
+Thread counts are set before numpy, torch or FAISS load: the machines have 2 cores, so
+OpenMP and MKL get 2 threads unless the environment already says otherwise.
+``OPENBLAS_CORETYPE`` is left exactly as the environment has it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs"
+SECTIONS = ("scale", "build", "latency", "coldstart", "slack")
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--smoke", action="store_true", help="tiny versions of everything (well under a minute)")
+    mode.add_argument("--full", action="store_true", help="also measure a 1M-vector corpus (slow)")
+    p.add_argument("--out", type=Path, default=None, help="report directory (default: docs/, or a temp dir with --smoke)")
+    p.add_argument("--json", type=Path, default=None, help="also write the raw run as JSON here")
+    p.add_argument("--only", default=",".join(SECTIONS), help=f"comma list of sections to run, from {','.join(SECTIONS)}")
+    p.add_argument("--threads", type=int, default=2, help="OMP/MKL threads unless already set (default 2)")
+    args = p.parse_args(argv)
+    args.only = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = sorted(set(args.only) - set(SECTIONS))
+    if unknown:
+        p.error(f"unknown section(s): {', '.join(unknown)}")
+    if args.out is None:
+        args.out = Path(tempfile.mkdtemp(prefix="hwbot-bench-smoke-")) if args.smoke else DOCS
+    if args.smoke and args.out.resolve() == DOCS.resolve():
+        p.error("--smoke never writes docs/: its figures are not the published ones")
+    return args
+
+
+def _set_threads(n: int) -> None:
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(n))
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    _set_threads(args.threads)
+    from bench.plan import run_all
+    from bench.report import write_report
+
+    started = time.perf_counter()
+    run = run_all(args.only, mode="smoke" if args.smoke else "full" if args.full else "default", repo=REPO)
+    path = write_report(run, args.out)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(run.model_dump_json(indent=1), encoding="utf-8")
+    print(f"wrote {path} in {time.perf_counter() - started:.0f} s")
+    for t in run.targets():
+        verdict = "not measured" if t.holds is None else "holds" if t.holds else "MISSED"
+        print(f"  {t.name}: {t.measured} (goal {t.goal}) -> {verdict}")
+    failed = [s.title for s in run.sections if s.data.get("error")]
+    if failed:
+        print("sections that failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

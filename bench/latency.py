@@ -1,0 +1,113 @@
+"""Warm answer latency: ``QAEngine.ask`` against a bare ``model.encode`` of the same question.
+
+Everything ``ask`` does besides embedding the question (hygiene, the curated-FAQ check,
+FAISS and BM25 search, fusion, sentence scoring, the answer object) is overhead over
+that floor. Both are timed in one process, alternately, question by question, on the
+labelled dev questions (in-domain and out-of-domain, so declines are timed too). A
+per-stage breakdown, measured the same way, shows where the overhead goes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING
+
+from bench.results import Section, Table, Target, fmt_ms, fmt_ratio
+from bench.stats import interleave, median, percentile, ratio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from knowledge.qa import QAEngine
+
+__all__ = ["run_latency", "load_questions", "LATENCY_TARGET"]
+
+LATENCY_TARGET = 1.5
+
+
+def load_questions(limit: int | None = None) -> list[str]:
+    """The dev set's questions, in file order (a realistic mix of answerable and not)."""
+    from knowledge.paths import EVAL_DIR
+
+    questions = []
+    with open(EVAL_DIR / "dev.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                questions.append(json.loads(line)["question"])
+    return questions[:limit] if limit else questions
+
+
+def _stages(engine: QAEngine, question: str) -> dict[str, float]:
+    """Seconds per stage of one hybrid ask, calling the engine's own parts in ask's order."""
+    from knowledge.answer import compose
+    from knowledge.hygiene import clean_question
+
+    out: dict[str, float] = {}
+    t0 = time.perf_counter()
+    text, _ = clean_question(question)
+    t1 = time.perf_counter()
+    qvec = engine.embedder.encode_one(text)
+    t2 = time.perf_counter()
+    match = engine.curated_match(qvec)
+    t3 = time.perf_counter()
+    out.update(hygiene=t1 - t0, encode=t2 - t1, curated=t3 - t2)
+    if match is None:
+        hits, evidence, _ = engine.retrieve(text, qvec=qvec)
+        t4 = time.perf_counter()
+        out["retrieve"] = t4 - t3
+        if hits and not engine.declines(evidence):
+            compose(text, qvec, hits, engine.store, engine.params.answer)
+            out["compose"] = time.perf_counter() - t4
+    return out
+
+
+def run_latency(engine: QAEngine, *, questions: list[str], rounds: int) -> Section:
+    """``engine`` is open (model and index loaded); its embedder's model is the floor."""
+    started = time.perf_counter()
+    model = engine.embedder.model
+    for q in questions:  # warm-up: first calls pay for lazy inits, not steady state
+        engine.ask(q)
+        model.encode([q])
+    ask_s: list[float] = []
+    enc_s: list[float] = []
+    declined = 0
+    for q in questions:
+        a, b = interleave(lambda q=q: engine.ask(q), lambda q=q: model.encode([q]), rounds)
+        ask_s.extend(a)
+        enc_s.extend(b)
+        declined += int(engine.ask(q).declined)
+    stage_samples: dict[str, list[float]] = {}
+    for q in questions:
+        for name, secs in _stages(engine, q).items():
+            stage_samples.setdefault(name, []).append(secs)
+    p50 = ratio(median(ask_s), median(enc_s))
+    p95 = ratio(percentile(ask_s, 95), percentile(enc_s, 95))
+    table = Table(
+        headers=["what", "p50", "p95", "samples"],
+        rows=[
+            ["bare model.encode([question]) (floor)", fmt_ms(median(enc_s)), fmt_ms(percentile(enc_s, 95)), str(len(enc_s))],
+            ["QAEngine.ask(question)", fmt_ms(median(ask_s)), fmt_ms(percentile(ask_s, 95)), str(len(ask_s))],
+            ["ratio ask / floor", fmt_ratio(p50), fmt_ratio(p95), ""],
+        ],
+    )
+    stages = Table(
+        headers=["stage of ask", "median", "questions that reach it"],
+        rows=[[name, fmt_ms(median(v)), str(len(v))] for name, v in stage_samples.items()],
+    )
+    target = Target(
+        name="warm ask latency", goal="p50 and p95 <= 1.5x bare encode",
+        measured=f"p50 {fmt_ratio(p50)}, p95 {fmt_ratio(p95)}",
+        holds=p50 <= LATENCY_TARGET and p95 <= LATENCY_TARGET,
+    )
+    return Section(
+        key="latency",
+        title="Warm answer latency",
+        intro=(f"{len(questions)} dev-set questions ({declined} declined), each asked {rounds} times alternately with a "
+               f"bare encode of the same text, in one process with the model and index loaded."),
+        tables=[table, stages],
+        targets=[target],
+        notes=["The stage table times ask's parts one by one (curated-FAQ check, retrieval, composing); "
+               "retrieve and compose only run for questions that get that far."],
+        data={"ask_s": ask_s, "encode_s": enc_s, "p50_ratio": p50, "p95_ratio": p95,
+              "stages": {k: median(v) for k, v in stage_samples.items()}},
+        seconds=time.perf_counter() - started,
+    )
