@@ -22,28 +22,36 @@ def format_table(rows) -> str:
 
 def run_eval(*, as_json: bool, check: bool, calibrate: bool = False) -> None:
     from bot.runtime import get_engine
+    from knowledge.curated import cites_map
     from knowledge.evaluation import evaluate, load_dev_set, load_floors
 
     engine = get_engine()
     items = load_dev_set()
     floors = load_floors()
+    expand = cites_map(engine.store)  # a curated FAQ chunk is relevant where the notes it cites are
     if calibrate:
         from knowledge.evaluation import calibrate as fit
+        from knowledge.evaluation import calibrate_curated
 
         params, accuracy = fit(engine, items, floors)
         print(f"Calibrated on {len(items)} dev questions (balanced accuracy {accuracy:.3f}).")
         print("Suggested [abstain] section for knowledge/params.toml:")
         for key, value in params.model_dump().items():
             print(f"{key} = {value}")
-        engine.params = engine.params.model_copy(update={"abstain": params})
+        threshold, right, wrong = calibrate_curated(engine, items)
+        print(f"Suggested [curated] section ({right} right, {wrong} wrong curated answers on the dev set):")
+        print(f"min_similarity = {threshold}")
+        curated = engine.params.curated.model_copy(update={"min_similarity": threshold})
+        engine.params = engine.params.model_copy(update={"abstain": params, "curated": curated})
         print()
-    rows = evaluate(engine, items)
+    rows = evaluate(engine, items, expand=expand)
     if as_json:
         print(json.dumps([m.model_dump() for m in rows], indent=2))
     else:
         n_in = rows[0].n_in
         print(f"Dev set: {n_in} in-domain, {rows[0].n_out} out-of-domain questions\n")
         print(format_table(rows))
+        print(f"\ncurated FAQ answers (hybrid): {rows[0].curated_answered}, of which wrong: {rows[0].curated_wrong}")
     failures = floors.failures(rows[0])
     if failures and check:
         raise HwbotError("hybrid misses its floors: " + "; ".join(failures))

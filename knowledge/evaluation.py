@@ -11,6 +11,9 @@ Definitions (in-domain questions only, unless said otherwise):
 - Abstention precision / recall: of the declined questions, the share that are
   out-of-domain / of the out-of-domain questions, the share declined.
 - False refusals: share of in-domain questions declined.
+- Curated (hybrid only): how many questions a curated FAQ entry answered, and how
+  many of those it answered wrongly (an out-of-domain question, or an entry that
+  neither is nor cites a labelled chunk). A curated match is never a refusal.
 """
 
 from __future__ import annotations
@@ -25,12 +28,23 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from knowledge.abstain import should_decline
+from knowledge.curated import CuratedMatch
 from knowledge.hygiene import clean_question
 from knowledge.params import AbstainParams
 from knowledge.paths import EVAL_DIR
 from knowledge.retrieval import Evidence, Mode
 
-__all__ = ["DevItem", "Metrics", "Floors", "load_dev_set", "load_floors", "evaluate", "calibrate", "MODES"]
+__all__ = [
+    "DevItem",
+    "Metrics",
+    "Floors",
+    "load_dev_set",
+    "load_floors",
+    "evaluate",
+    "calibrate",
+    "calibrate_curated",
+    "MODES",
+]
 
 MODES: tuple[Mode, ...] = ("hybrid", "dense", "bm25")
 
@@ -55,6 +69,8 @@ class Metrics(BaseModel):
     abstain_precision: float
     abstain_recall: float
     false_refusal: float
+    curated_answered: int = 0
+    curated_wrong: int = 0
 
 
 class Floors(BaseModel):
@@ -95,6 +111,7 @@ class _Run:
     item: DevItem
     ranked: list[str]
     evidence: Evidence
+    curated: CuratedMatch | None = None  # the curated entry that answers it (hybrid only)
 
 
 def _relevant_ids(item: DevItem, expand: dict[str, set[str]]) -> set[str]:
@@ -110,8 +127,8 @@ def _runs(engine, items: list[DevItem], mode: Mode) -> list[_Run]:
     runs = []
     for item in items:
         text, _ = clean_question(item.question)
-        hits, evidence, _ = engine.retrieve(text, mode=mode, k=10)
-        runs.append(_Run(item, [h.chunk.chunk_id for h in hits], evidence))
+        hits, evidence, qvec = engine.retrieve(text, mode=mode, k=10)
+        runs.append(_Run(item, [h.chunk.chunk_id for h in hits], evidence, engine.curated_match(qvec, mode)))
     return runs
 
 
@@ -149,7 +166,23 @@ def _score(runs: list[_Run], declined: list[bool], answers: dict[str, str], mode
         abstain_precision=ood_declined / n_declined if n_declined else 1.0,
         abstain_recall=ood_declined / max(1, len(outs)),
         false_refusal=sum(1 for _, d in ins if d) / n_in,
+        curated_answered=sum(1 for r in runs if r.curated is not None),
+        curated_wrong=sum(1 for r in runs if r.curated is not None and not _curated_right(r.item, r.curated)),
     )
+
+
+def _curated_right(item: DevItem, match: CuratedMatch) -> bool:
+    """Whether a curated answer is the right one for a dev question.
+
+    It is when the question is in-domain and is labelled with the FAQ entry itself or
+    with the note chunk the entry rests on first (its first ``cites`` id). Any cited
+    chunk would be too lenient: an entry about TPU trade-offs also cites the chunk
+    defining a TPU, yet it is no answer to "What is a TPU?".
+    """
+    if item.domain != "in":
+        return False
+    primary = match.entry.cites[:1]
+    return match.entry.chunk_id in item.relevant or bool(primary and primary[0] in item.relevant)
 
 
 def evaluate(engine, items: list[DevItem], modes: tuple[Mode, ...] = MODES, expand: dict[str, set[str]] | None = None) -> list[Metrics]:
@@ -158,7 +191,8 @@ def evaluate(engine, items: list[DevItem], modes: tuple[Mode, ...] = MODES, expa
     results = []
     for mode in modes:
         runs = _runs(engine, items, mode)
-        declined = [should_decline(r.evidence, engine.params.abstain, mode) for r in runs]
+        # A curated match is answered from the FAQ whatever the abstention signals say.
+        declined = [r.curated is None and should_decline(r.evidence, engine.params.abstain, mode) for r in runs]
         answers = {}
         for r, d in zip(runs, declined):
             if not d and r.item.domain == "in":
@@ -224,3 +258,30 @@ def _best_single(runs: list[_Run], signal, thresholds: list[float]) -> float:
     best = max(a for a, _ in scores)
     plateau = [t for a, t in scores if a == best]
     return plateau[len(plateau) // 2]
+
+
+def calibrate_curated(engine, items: list[DevItem]) -> tuple[float, int, int]:
+    """The curated-match threshold for the dev set: (threshold, right, wrong).
+
+    Each question's closest curated question is found once; a threshold then lets some
+    of those matches through, each right or wrong (see :func:`_curated_right`). A wrong
+    curated answer overrides a hybrid answer that would have been fine and reads as
+    authoritative, so the chosen threshold is the one with the fewest wrong matches
+    and, among those, the most right ones; ties take the middle of the plateau, as for
+    abstention.
+    """
+    closest = []
+    for item in items:
+        text, _ = clean_question(item.question)
+        match = engine.curated.best(engine.embedder.encode_one(text))
+        if match is not None:
+            closest.append((item, match))
+    scored = []
+    for t in [x / 100 for x in range(50, 100)]:
+        passed = [(i, m) for i, m in closest if m.similarity >= t]
+        right = sum(1 for i, m in passed if _curated_right(i, m))
+        scored.append(((-(len(passed) - right), right), t, right, len(passed) - right))
+    best = max(key for key, *_ in scored)
+    plateau = [row for row in scored if row[0] == best]
+    _, threshold, right, wrong = plateau[len(plateau) // 2]
+    return threshold, right, wrong

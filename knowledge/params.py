@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["RetrievalParams", "AnswerParams", "AbstainParams", "QAParams", "load_params"]
+__all__ = ["RetrievalParams", "AnswerParams", "AbstainParams", "CuratedParams", "QAParams", "load_params"]
 
 _FILE = Path(__file__).with_name("params.toml")
 
@@ -44,10 +44,17 @@ class AbstainParams(_Strict):
     bm25_only_min: float = 1.0
 
 
+class CuratedParams(_Strict):
+    #: cosine of a user's question with a curated FAQ question at or above which the
+    #: curated answer is given instead of a hybrid one (calibrated on the dev set)
+    min_similarity: float = Field(0.80, ge=0, le=1)
+
+
 class QAParams(_Strict):
     retrieval: RetrievalParams = RetrievalParams()
     answer: AnswerParams = AnswerParams()
     abstain: AbstainParams = AbstainParams()
+    curated: CuratedParams = CuratedParams()
 
 
 @lru_cache(maxsize=1)

@@ -3,7 +3,9 @@
 ``QAEngine.open`` makes sure the index exists and is fresh (building or updating it,
 with a progress bar, when sources changed), loads it once, checks it was built with
 this model, and builds BM25 over the same chunks. ``ask`` is then cheap: one query
-embedding, two searches, and sentence scoring on precomputed vectors.
+embedding, two searches, and sentence scoring on precomputed vectors. Before the
+searches, the same query vector is compared with the curated FAQ questions
+(:mod:`knowledge.curated`); a close match is answered from the FAQ entry.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from indexer.embedder import Embedder
 from indexer.store import SourceEntry, Store, index_lock, load_store
 from knowledge.abstain import DECLINE_TEXT, should_decline
 from knowledge.answer import compose, render_text
+from knowledge.curated import CuratedMatch, CuratedMatcher
 from knowledge.hygiene import clean_question
 from knowledge.models import Answer
 from knowledge.params import QAParams, load_params
@@ -59,6 +62,7 @@ class QAEngine:
         self.embedder = embedder
         self.params = params or load_params()
         self.retriever = Retriever(store, self.params.retrieval)
+        self.curated = CuratedMatcher(store, embedder)
 
     @classmethod
     def open(
@@ -89,19 +93,39 @@ class QAEngine:
     def sources(self) -> list[SourceEntry]:
         return list(self.store.manifest.sources)
 
-    def retrieve(self, question: str, *, mode: Mode = "hybrid", k: int | None = None) -> tuple[list[Hit], Evidence, np.ndarray]:
-        """Ranked chunks for an already-clean question (used by ``ask`` and the eval harness)."""
-        qvec = self.embedder.encode_one(question)
+    def retrieve(
+        self, question: str, *, mode: Mode = "hybrid", k: int | None = None, qvec: np.ndarray | None = None
+    ) -> tuple[list[Hit], Evidence, np.ndarray]:
+        """Ranked chunks for an already-clean question (used by ``ask`` and the eval harness).
+
+        ``qvec`` is the question's embedding when the caller already has it.
+        """
+        if qvec is None:
+            qvec = self.embedder.encode_one(question)
         hits, evidence = self.retriever.search(question, qvec, mode=mode, k=k)
         return hits, evidence, qvec
 
     def declines(self, evidence: Evidence, mode: Mode = "hybrid") -> bool:
         return should_decline(evidence, self.params.abstain, mode)
 
+    def curated_match(self, qvec: np.ndarray, mode: Mode = "hybrid") -> CuratedMatch | None:
+        """The curated FAQ entry that answers this question, if one is close enough.
+
+        Only the hybrid path (what users get) consults the FAQ: the dense and BM25 modes
+        exist to compare retrieval signals in the eval and stay pure.
+        """
+        if mode != "hybrid":
+            return None
+        return self.curated.match(qvec, self.params.curated.min_similarity)
+
     def ask(self, question: str, *, mode: Mode = "hybrid") -> Answer:
         """Answer one question. Raises ``EmptyQuestionError`` for an empty one."""
         text, notices = clean_question(question)
-        hits, evidence, qvec = self.retrieve(text, mode=mode)
+        qvec = self.embedder.encode_one(text)
+        match = self.curated_match(qvec, mode)
+        if match is not None:
+            return self.curated.answer(text, match, qvec, notices)
+        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec)
         if not hits or self.declines(evidence, mode):
             return Answer(question=text, answer=DECLINE_TEXT, declined=True, notices=notices, mode="declined")
         sentences, citations = compose(text, qvec, hits, self.store, self.params.answer)
