@@ -9,7 +9,7 @@ client and nowhere else.
 from __future__ import annotations
 
 import socket
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from urllib.error import URLError
 
 from slack_bolt import App
@@ -30,6 +30,8 @@ __all__ = ["build_web_client", "build_app", "verify_bot_token", "verify_app_toke
 
 #: How many times one Web API call is retried after a 429.
 RATE_LIMIT_RETRIES = 3
+#: Listener threads: mostly waiting (on Slack or on the engine lock), so cheap.
+LISTENER_THREADS = 16
 
 
 def build_web_client(settings: SlackSettings, *, timeout: int = 30) -> WebClient:
@@ -94,7 +96,9 @@ def build_app(
     ``token_verification_enabled=False`` because :func:`verify_bot_token` already ran
     (in ``hwbot slack``); Bolt then calls ``auth.test`` once on the first request to
     learn the bot's own user id, which it needs to ignore its own messages.
-    ``executor`` runs listeners and lazy listeners (Bolt's default: 5 threads).
+    ``executor`` runs listeners and lazy listeners. The default has more threads than
+    Bolt's 5: a slash command's ack function runs on this pool too, and must not queue
+    behind answers that are waiting for the (serialized) engine.
     """
     settings = services.settings
     web = client or build_web_client(settings)
@@ -108,7 +112,7 @@ def build_app(
         token_verification_enabled=False,
         request_verification_enabled=not socket_mode,
         process_before_response=False,
-        listener_executor=executor,
+        listener_executor=executor or ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="hwbot-slack"),
     )
     MessageEvents(services).register(app)
     SlashCommand(services).register(app)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.app import build_app
+from bot.slack.app import LISTENER_THREADS, build_app
 from bot.slack.core import EngineCore, SlackCore
 from bot.slack.feedback import FeedbackStore
 from bot.slack.server import SlackHttpServer
@@ -81,11 +81,21 @@ class GatedCore:
         self.inner = inner
         self.entered = threading.Event()
         self.release = threading.Event()
+        self._waiting = 0
+        self._cond = threading.Condition()
 
     def ask(self, question: str):  # type: ignore[no-untyped-def]
+        with self._cond:
+            self._waiting += 1
+            self._cond.notify_all()
         self.entered.set()
         assert self.release.wait(60), "gate never released"
         return self.inner.ask(question)
+
+    def wait_waiting(self, count: int, timeout: float = 30.0) -> None:
+        """Block until ``count`` questions are held at the gate."""
+        with self._cond:
+            assert self._cond.wait_for(lambda: self._waiting >= count, timeout), f"only {self._waiting} held"
 
     def recommend(self, profile):  # type: ignore[no-untyped-def]
         return self.inner.recommend(profile)
@@ -123,7 +133,7 @@ def start_bot(fake_slack: FakeSlackApi, engine_core: EngineCore, tmp_path: Path)
     def start(*, allowed: str = "", core: SlackCore | None = None) -> RunningBot:
         settings = make_settings(fake_slack, tmp_path / f"feedback{len(started)}.sqlite3", allowed=allowed)
         services = SlackServices(settings=settings, core=core or engine_core, feedback=FeedbackStore(settings.feedback_db))
-        executor = TrackingExecutor()
+        executor = TrackingExecutor(LISTENER_THREADS)
         app = build_app(services, executor=executor)
         server = SlackHttpServer(app, host="127.0.0.1", port=0).start()
         running = RunningBot(fake_slack, server, services, SlackSender(server.url, SIGNING_SECRET), executor)

@@ -6,7 +6,7 @@ import pytest
 
 from bot.slack.commands import parse_command
 from knowledge.profile import FIELD_VALUES
-from tests.slack.conftest import RunningBot, block_texts, blocks_of
+from tests.slack.conftest import GatedCore, RunningBot, block_texts, blocks_of
 from tests.slack.slack_requests import message
 
 
@@ -85,6 +85,24 @@ def test_recommend_opens_the_intake_modal_within_three_seconds(bot: RunningBot) 
         assert set(values) == set(FIELD_VALUES[element["action_id"]])
     bot.wait_idle()
     assert bot.fake.calls("chat.postMessage") == []
+
+
+def test_commands_are_acked_and_the_modal_opened_while_the_engine_is_busy(start_bot, engine_core) -> None:  # type: ignore[no-untyped-def]
+    gate = GatedCore(engine_core)
+    bot: RunningBot = start_bot(core=gate)
+    try:
+        for n in range(6):  # more answers in progress than Bolt's default pool of 5 threads
+            bot.sender.event(message("Where are TPUs strongest?", channel=f"DDIRECT{n:02d}", channel_type="im"))
+        gate.wait_waiting(6)
+        reply = bot.sender.command("recommend")
+        assert reply.status == 200
+        opened = bot.fake.wait_for("views.open", timeout=10)[0]
+        assert opened.at - reply.sent_at < 3.0
+        assert bot.sender.command("help").json()["response_type"] == "ephemeral"
+        assert bot.fake.calls("chat.postMessage") == []  # the answers really were still held
+    finally:
+        gate.release.set()
+    bot.fake.wait_for("chat.postMessage", 6)
 
 
 def test_a_failed_views_open_is_reported_to_the_user(bot: RunningBot) -> None:
