@@ -31,12 +31,16 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=None, help="report directory (default: docs/, or a temp dir with --smoke)")
     p.add_argument("--json", type=Path, default=None, help="also write the raw run as JSON here")
     p.add_argument("--only", default=",".join(SECTIONS), help=f"comma list of sections to run, from {','.join(SECTIONS)}")
-    p.add_argument("--threads", type=int, default=2, help="OMP/MKL threads unless already set (default 2)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="OMP/MKL threads unless already set (default 2, the machine's cores; 1 with --smoke)")
     args = p.parse_args(argv)
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(args.only) - set(SECTIONS))
     if unknown:
         p.error(f"unknown section(s): {', '.join(unknown)}")
+    if args.threads is None:
+        # Smoke checks structure, not speed: one thread keeps it quick on a machine shared with other work.
+        args.threads = 1 if args.smoke else 2
     if args.out is None:
         args.out = Path(tempfile.mkdtemp(prefix="hwbot-bench-smoke-")) if args.smoke else DOCS
     if args.smoke and args.out.resolve() == DOCS.resolve():
