@@ -128,6 +128,16 @@ def run_all(only: list[str], *, mode: str, repo: Path) -> Run:
         attempt("latency", "Warm answer latency", latency)
         attempt("coldstart", "Cold start", coldstart)
         attempt("slack", "Slack HTTP ack", slack)
+        scale_section = next((s for s in sections if s.key == "scale" and "error" not in s.data), None)
+        if scale_section is not None and "engine" in shared:
+            from bench.scale import calibration_table
+
+            try:
+                scale_section.tables.append(calibration_table(shared["engine"].store.sentence_vectors))
+            except Exception as exc:  # a missing comparison must not lose the run
+                scale_section.notes.append(f"Geometry comparison failed: {type(exc).__name__}: {exc}")
+            scale_section.notes.append("The last table compares the geometry of the synthetic families with the real "
+                                       "embeddings of the notes, at the notes' size.")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     import sys
