@@ -113,6 +113,8 @@ def _previous_vectors(index_dir: Path, model_id: str) -> dict[str, np.ndarray]:
         known[chunk.embed_sha] = store.chunk_vectors[chunk.row]
         for k, sha in enumerate(chunk.sentence_shas):
             known[sha] = store.sentence_vectors[chunk.sentence_start + k]
+        if chunk.heading_row >= 0:
+            known[text_sha(chunk.heading_path[-1])] = store.heading_vectors[chunk.heading_row]
     return known
 
 
@@ -134,10 +136,11 @@ def build_index(
         known = {} if rebuild else _previous_vectors(index_dir, embedder.model_id)
         embed_texts = [c.embed_text for c in chunks]
         sentence_texts = [s for c in chunks for s in c.sentences]
-        wanted = [text_sha(t) for t in embed_texts] + [text_sha(t) for t in sentence_texts]
-        all_texts = embed_texts + sentence_texts
+        # Section headings say what the notes cover; their vectors back abstention.
+        headings = list(dict.fromkeys(c.heading_path[-1] for c in chunks if c.heading_path))
+        wanted = [text_sha(t) for t in embed_texts + sentence_texts + headings]
         todo: dict[str, str] = {}
-        for sha, text in zip(wanted, all_texts):
+        for sha, text in zip(wanted, embed_texts + sentence_texts + headings):
             if sha not in known and sha not in todo:
                 todo[sha] = text
         fresh = embedder.encode(list(todo.values()), progress=progress) if todo else None
@@ -148,6 +151,10 @@ def build_index(
         n_chunks = len(chunks)
         chunk_vecs = np.zeros((n_chunks, dim), dtype=np.float32)
         sent_vecs = np.zeros((len(sentence_texts), dim), dtype=np.float32)
+        head_vecs = np.zeros((len(headings), dim), dtype=np.float32)
+        head_row = {h: i for i, h in enumerate(headings)}
+        for i, h in enumerate(headings):
+            head_vecs[i] = vectors[text_sha(h)]
         stored: list[StoredChunk] = []
         cursor = 0
         for row, chunk in enumerate(chunks):
@@ -157,7 +164,14 @@ def build_index(
             for k, sha in enumerate(shas):
                 sent_vecs[cursor + k] = vectors[sha]
             stored.append(
-                StoredChunk(**chunk.model_dump(), row=row, sentence_start=cursor, embed_sha=esha, sentence_shas=shas)
+                StoredChunk(
+                    **chunk.model_dump(),
+                    row=row,
+                    sentence_start=cursor,
+                    embed_sha=esha,
+                    sentence_shas=shas,
+                    heading_row=head_row[chunk.heading_path[-1]] if chunk.heading_path else -1,
+                )
             )
             cursor += len(shas)
         kind = index_type or choose_index_type(n_chunks)
@@ -186,9 +200,10 @@ def build_index(
                 index_type=kind,
                 n_chunks=n_chunks,
                 n_sentences=len(sentence_texts),
+                n_headings=len(headings),
                 probe=[float(x) for x in embedder.probe()],
             )
-            write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, index)
+            write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, index)
     return BuildReport(
         sources=len(sources),
         chunks=n_chunks,

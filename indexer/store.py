@@ -9,6 +9,7 @@ Layout under the index dir::
         chunks.jsonl        one chunk a line (no pickle anywhere)
         chunk_vectors.npy   (n_chunks, dim) float32
         sentence_vectors.npy (n_sentences, dim) float32, in chunk order
+        heading_vectors.npy (n_headings, dim) float32, one per distinct section heading
         index.faiss         the ANN index over chunk vectors
 
 A build writes a new generation in full, then swaps ``CURRENT``: a reader sees the old
@@ -45,9 +46,16 @@ __all__ = [
     "REBUILD_HINT",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 REBUILD_HINT = "run 'hwbot index --rebuild'"
-_FILES = ("manifest.json", "chunks.jsonl", "chunk_vectors.npy", "sentence_vectors.npy", "index.faiss")
+_FILES = (
+    "manifest.json",
+    "chunks.jsonl",
+    "chunk_vectors.npy",
+    "sentence_vectors.npy",
+    "heading_vectors.npy",
+    "index.faiss",
+)
 
 
 class ModelInfo(BaseModel):
@@ -79,6 +87,7 @@ class Manifest(BaseModel):
     index_type: str
     n_chunks: int
     n_sentences: int
+    n_headings: int = 0
     files: dict[str, int] = Field(default_factory=dict)
     probe: list[float]
 
@@ -90,6 +99,8 @@ class StoredChunk(Chunk):
     sentence_start: int
     embed_sha: str
     sentence_shas: list[str]
+    #: row of this chunk's section heading in heading_vectors, -1 when it has none
+    heading_row: int = -1
 
 
 class Store(BaseModel):
@@ -102,6 +113,7 @@ class Store(BaseModel):
     chunks: list[StoredChunk]
     chunk_vectors: np.ndarray
     sentence_vectors: np.ndarray
+    heading_vectors: np.ndarray
     index: faiss.Index
 
     def by_id(self) -> dict[str, StoredChunk]:
@@ -196,6 +208,7 @@ def load_store(index_dir: Path) -> Store:
         raise IndexCorruptError(f"{gen / 'chunks.jsonl'} has {len(chunks)} chunks, manifest says {manifest.n_chunks}", hint=REBUILD_HINT)
     chunk_vectors = _load_array(gen / "chunk_vectors.npy", manifest.n_chunks, dim)
     sentence_vectors = _load_array(gen / "sentence_vectors.npy", manifest.n_sentences, dim)
+    heading_vectors = _load_array(gen / "heading_vectors.npy", manifest.n_headings, dim)
     try:
         index = faiss.read_index(str(gen / "index.faiss"))
     except RuntimeError:
@@ -208,6 +221,7 @@ def load_store(index_dir: Path) -> Store:
         chunks=chunks,
         chunk_vectors=chunk_vectors,
         sentence_vectors=sentence_vectors,
+        heading_vectors=heading_vectors,
         index=index,
     )
 
@@ -218,6 +232,7 @@ def write_generation(
     chunks: list[StoredChunk],
     chunk_vectors: np.ndarray,
     sentence_vectors: np.ndarray,
+    heading_vectors: np.ndarray,
     index: faiss.Index,
     *,
     keep: int = 1,
@@ -233,6 +248,7 @@ def write_generation(
                 fh.write(chunk.model_dump_json() + "\n")
         np.save(tmp / "chunk_vectors.npy", np.ascontiguousarray(chunk_vectors, dtype=np.float32), allow_pickle=False)
         np.save(tmp / "sentence_vectors.npy", np.ascontiguousarray(sentence_vectors, dtype=np.float32), allow_pickle=False)
+        np.save(tmp / "heading_vectors.npy", np.ascontiguousarray(heading_vectors, dtype=np.float32), allow_pickle=False)
         faiss.write_index(index, str(tmp / "index.faiss"))
         files = {f: (tmp / f).stat().st_size for f in _FILES if f != "manifest.json"}
         manifest = manifest.model_copy(update={"files": files})

@@ -100,6 +100,8 @@ def _mmr(cands: list[Candidate], params: AnswerParams, pool_filter=None) -> list
 
         nxt = max(pool, key=score)
         pool.remove(nxt)
+        if any(float(nxt.vector @ p.vector) >= params.max_redundancy for p in picked):
+            continue  # says again what a picked sentence said (e.g. a FAQ restating a note)
         n = len(nxt.text.split())
         if picked and words + n > params.max_words and len(picked) >= params.min_sentences:
             continue

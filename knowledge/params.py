@@ -33,6 +33,7 @@ class AnswerParams(_Strict):
     rank_prior: float = Field(0.05, ge=0)
     mmr_lambda: float = Field(0.8, ge=0, le=1)
     min_relevance_ratio: float = Field(0.75, ge=0, le=1)
+    max_redundancy: float = Field(0.85, ge=0, le=1)
 
 
 class AbstainParams(_Strict):

@@ -36,19 +36,21 @@ class Hit:
 class Evidence:
     """Signals for abstention.
 
-    ``top_dense`` is the best cosine of the question with any candidate chunk *or* any
-    sentence of one: a precise question ("What is Pallas?") can match one sentence
-    much better than the whole chunk around it.
+    ``top_dense`` is the best cosine of the question with any candidate chunk, any
+    sentence of one, or its section heading: a precise question ("What is Pallas?")
+    can match one sentence much better than the whole chunk around it, and a question
+    about a topic ("Where are TPUs strongest?") matches the heading that names it.
     """
 
     top_chunk: float
     top_sentence: float
     median_dense: float
     top_bm25: float
+    top_heading: float = -1.0
 
     @property
     def top_dense(self) -> float:
-        return max(self.top_chunk, self.top_sentence)
+        return max(self.top_chunk, self.top_sentence, self.top_heading)
 
     @property
     def margin(self) -> float:
@@ -88,6 +90,12 @@ class Retriever:
                 best = max(best, float((vecs @ qvec).max()))
         return best
 
+    def _top_heading(self, qvec: np.ndarray, candidates: list[int]) -> float:
+        rows = sorted({self.store.chunks[i].heading_row for i in candidates} - {-1})
+        if not rows:
+            return -1.0
+        return float((self.store.heading_vectors[rows] @ qvec).max())
+
     def _bm25_scores(self, question: str) -> np.ndarray:
         tokens = tokenize(question)
         if not tokens:
@@ -99,7 +107,7 @@ class Retriever:
         k = k or self.params.top_chunks
         n = len(self.store.chunks)
         if n == 0:
-            return [], Evidence(0.0, 0.0, 0.0, 0.0)
+            return [], Evidence(0.0, 0.0, 0.0, 0.0, 0.0)
         dense = self._dense(qvec)
         lexical = self._bm25_scores(question)
         depth = min(self.params.depth, n)
@@ -109,6 +117,7 @@ class Retriever:
             top_sentence=self._top_sentence(qvec, dense_rank),
             median_dense=float(np.median(dense[dense > -1.0])) if np.any(dense > -1.0) else 0.0,
             top_bm25=float(lexical.max()),
+            top_heading=self._top_heading(qvec, dense_rank),
         )
         bm25_rank = [int(i) for i in np.argsort(-lexical, kind="stable")[:depth] if lexical[i] > 0]
         if mode == "dense":

@@ -20,6 +20,8 @@ def test_session_index_is_complete(built_index, embedder):
     assert m.index_type == "flat" and m.metric == "inner_product"
     assert store.index.ntotal == len(store.chunks) == m.n_chunks
     assert store.sentence_vectors.shape == (m.n_sentences, 384)
+    assert store.heading_vectors.shape == (m.n_headings, 384) and m.n_headings > 0
+    assert all(0 <= c.heading_row < m.n_headings for c in store.chunks)
     assert np.allclose(np.linalg.norm(store.chunk_vectors, axis=1), 1.0, atol=1e-4)
     assert {s.id for s in m.sources} >= {"file_gpu001", "file_gpu002"}
     assert all(len(s.sha256) == 64 for s in m.sources)
@@ -51,8 +53,9 @@ def test_changed_source_reembeds_only_what_changed(index_copy, sources_dir, embe
 
 def test_full_rebuild_reembeds_everything(index_copy, sources_dir, embedder):
     report = build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True)
+    headings = load_store(index_copy).manifest.n_headings
     assert report.reused == 0 and report.changed
-    assert report.chunks <= report.embedded <= report.chunks + report.sentences
+    assert report.chunks <= report.embedded <= report.chunks + report.sentences + headings
 
 
 def test_bad_source_leaves_the_old_index_untouched(index_copy, sources_dir, embedder, tmp_path):
@@ -80,6 +83,7 @@ def test_missing_index(tmp_path):
         ("chunks.jsonl", "truncate"),
         ("chunk_vectors.npy", "truncate"),
         ("sentence_vectors.npy", "delete"),
+        ("heading_vectors.npy", "truncate"),
         ("index.faiss", "garbage"),
         ("CURRENT", "garbage"),
     ],
@@ -134,7 +138,7 @@ def test_probe_mismatch_means_another_model(index_copy, embedder):
 
 def test_no_pickle_anywhere(built_index):
     gen = current_generation(built_index)
-    for name in ("chunk_vectors.npy", "sentence_vectors.npy"):
+    for name in ("chunk_vectors.npy", "sentence_vectors.npy", "heading_vectors.npy"):
         np.load(gen / name, allow_pickle=False)
     for line in (gen / "chunks.jsonl").read_text().splitlines():
         json.loads(line)
