@@ -6,8 +6,9 @@ those questions a curated answer beats one stitched together from note sentences
 the engine checks them first. Matching compares the user's question with the curated
 *questions* (the FAQ headings), not with the answers: two questions asking the same
 thing embed close together, while a question and an answer rarely do. The headings
-are embedded once per engine, in one small batch, and matching reuses the query
-vector the engine computed anyway, so a curated check costs one small matrix product.
+are embedded at index time (the store's heading vectors), and matching reuses the
+query vector the engine computed anyway, so a curated check costs one small matrix
+product and loading costs nothing.
 
 The cut-off is a calibrated parameter (``[curated] min_similarity`` in
 ``params.toml``, suggested by ``hwbot eval --calibrate``): below it the question goes
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexer.embedder import Embedder
 from indexer.store import Store, StoredChunk
 from knowledge.models import Answer, AnswerSentence, Citation
 
@@ -101,15 +101,13 @@ def cites_map(store: Store) -> dict[str, set[str]]:
 
 
 class CuratedMatcher:
-    """The curated questions of one store, embedded once."""
+    """The curated questions of one store, with their vectors from the index."""
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
         self.entries = _entries(store)
-        if self.entries:
-            self.vectors = embedder.encode([e.question for e in self.entries], progress=False)
-        else:
-            self.vectors = np.zeros((0, store.chunk_vectors.shape[1]), dtype=np.float32)
+        rows = [e.chunks[0].heading_row for e in self.entries]
+        self.vectors = store.heading_vectors[rows] if rows else np.zeros((0, store.chunk_vectors.shape[1]), dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self.entries)

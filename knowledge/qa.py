@@ -62,7 +62,7 @@ class QAEngine:
         self.embedder = embedder
         self.params = params or load_params()
         self.retriever = Retriever(store, self.params.retrieval)
-        self.curated = CuratedMatcher(store, embedder)
+        self.curated = CuratedMatcher(store)
 
     @classmethod
     def open(
