@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from indexer.errors import InputError, UsageError
+from indexer.textio import read_text_file
 
 __all__ = ["run_ask", "read_batch", "MAX_BATCH_BYTES"]
 
@@ -19,20 +20,7 @@ MAX_BATCH_BYTES = 10_000_000
 
 def read_batch(path: Path) -> list[str]:
     """Questions from a file, one per non-blank line, in order."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, expected a text file of questions")
-    raw = path.read_bytes()
-    if len(raw) > MAX_BATCH_BYTES:
-        raise InputError(f"{path}: file too large ({len(raw)} bytes, limit {MAX_BATCH_BYTES})")
-    if b"\x00" in raw:
-        raise InputError(f"{path}: looks binary (NUL byte), expected UTF-8 text")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"{path}: not UTF-8 (bad byte on line {line})") from None
+    text = read_text_file(path, expected="a UTF-8 text file of questions", max_bytes=MAX_BATCH_BYTES)
     questions = [line.strip() for line in text.splitlines() if line.strip()]
     if not questions:
         raise InputError(f"{path}: no questions (the file is empty)")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from indexer.errors import InputError
+from indexer.textio import read_text_file
 from indexer.sentences import split_sentences
 
 __all__ = ["FoundQuestion", "read_docs", "extract_questions", "normalize", "MAX_DOCS_BYTES"]
@@ -72,26 +73,10 @@ class FoundQuestion:
 
 def read_docs(path: Path) -> str:
     """The file's text, or one :class:`InputError` line saying why it cannot be used."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, expected a docs file (markdown or text)")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    if len(raw) > MAX_DOCS_BYTES:
-        raise InputError(f"{path}: file too large ({len(raw)} bytes, limit {MAX_DOCS_BYTES})")
-    if b"\x00" in raw:
-        raise InputError(f"{path}: looks binary (NUL byte), expected a UTF-8 docs file")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"{path}: not UTF-8 (bad byte on line {line})") from None
+    text = read_text_file(path, expected="a UTF-8 docs file (markdown or text)", max_bytes=MAX_DOCS_BYTES)
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def clean_inline(text: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from indexer.errors import ProfileError
+from indexer.textio import read_text_file
 
 __all__ = ["WorkloadProfile", "FIELD_VALUES", "UNKNOWN", "load_profile", "parse_profile"]
 
@@ -107,17 +108,7 @@ def load_profile(path: str | Path) -> WorkloadProfile:
     """Read a profile JSON file; every failure is a one-line :class:`ProfileError`."""
     p = Path(path)
     name = str(p)
-    if not p.exists():
-        raise ProfileError(f"{name}: no such file")
-    if p.is_dir():
-        raise ProfileError(f"{name}: is a directory, expected a JSON file")
-    raw = p.read_bytes()
-    if len(raw) > 1_000_000:
-        raise ProfileError(f"{name}: file too large for a profile ({len(raw)} bytes)")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProfileError(f"{name}: not UTF-8 text") from None
+    text = read_text_file(p, expected="a JSON file", max_bytes=1_000_000, error=ProfileError)
     if not text.strip():
         raise ProfileError(f"{name}: empty file, expected a JSON object")
     try:

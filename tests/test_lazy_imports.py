@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.profiles import TPU_FRIENDLY
+
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("torch", "sentence_transformers", "transformers")
 MARK = "HWBOT-HEAVY-MODULES="
@@ -32,19 +34,7 @@ from bot.cli import main
 main(sys.argv[1:])
 """
 
-PROFILE = {
-    "stage": "production",
-    "architecture_changes": "rarely",
-    "custom_kernels": "none",
-    "framework": "jax",
-    "team_expertise": "xla",
-    "cloud": "google_cloud",
-    "workload": "training",
-    "scale": "massive",
-    "data_pipeline": "keeps_up",
-    "priority": "cost_at_scale",
-    "optimization_time": "weeks",
-}
+PROFILE = TPU_FRIENDLY
 
 
 def run_cli(args: list[str], tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], list[str]]:

@@ -84,9 +84,10 @@ def test_text_output_shows_reasons_caveats_and_flips(tmp_path: Path, env: dict[s
         (json.dumps({"scale": 8}), ["'scale'", "single_device, multi_device, massive, unknown"]),
         (json.dumps(["stage", "production"]), ["expected a JSON object"]),
         ("", ["empty file"]),
-        (b"\xff\xfe\x00bad", ["not UTF-8"]),
+        (b"\xff\xfe\x00bad", ["looks binary"]),
+        ("{\"stage\": \"caf\xe9\"}".encode("latin-1"), ["not UTF-8", "line 1"]),
     ],
-    ids=["invalid-json", "wrong-value", "wrong-cloud", "unknown-field", "not-a-string", "not-an-object", "empty", "binary"],
+    ids=["invalid-json", "wrong-value", "wrong-cloud", "unknown-field", "not-a-string", "not-an-object", "empty", "binary", "latin-1"],
 )
 def test_bad_profile_exits_2_with_one_line(tmp_path: Path, env: dict[str, str], content: str | bytes, must_contain: list[str]) -> None:
     path = write(tmp_path, "bad.json", content)

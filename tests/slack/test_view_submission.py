@@ -9,20 +9,8 @@ from knowledge.profile import FIELD_VALUES, parse_profile
 from knowledge.scoring import recommend
 from tests.slack.conftest import RunningBot, block_texts, blocks_of
 from tests.slack.slack_requests import select_state, view_submission
+from tests.profiles import TPU_FRIENDLY
 
-TPU_PROFILE = {
-    "stage": "production",
-    "architecture_changes": "rarely",
-    "custom_kernels": "none",
-    "framework": "jax",
-    "team_expertise": "xla",
-    "cloud": "google_cloud",
-    "workload": "training",
-    "scale": "massive",
-    "data_pipeline": "keeps_up",
-    "priority": "cost_at_scale",
-    "optimization_time": "weeks",
-}
 
 
 def _recommendation_text(bot: RunningBot) -> tuple[dict, str]:
@@ -31,12 +19,12 @@ def _recommendation_text(bot: RunningBot) -> tuple[dict, str]:
 
 
 def test_a_valid_submission_closes_the_modal_and_sends_the_recommendation(bot: RunningBot) -> None:
-    reply = bot.sender.interactive(view_submission(select_state(TPU_PROFILE), user="UASKER01"))
+    reply = bot.sender.interactive(view_submission(select_state(TPU_FRIENDLY), user="UASKER01"))
     assert reply.status == 200 and reply.body == ""  # an empty ack closes the modal
 
     body, text = _recommendation_text(bot)
     assert body["channel"] == "UASKER01"  # sent to the person, as a DM from the app
-    expected = recommend(parse_profile(TPU_PROFILE))
+    expected = recommend(parse_profile(TPU_FRIENDLY))
     assert f"Recommendation: {KIND_NAMES[expected.recommendation]}" in text
     assert "*Why*" in text
     for reason in expected.reasons:
@@ -60,7 +48,7 @@ def test_an_all_not_sure_submission_is_valid(bot: RunningBot) -> None:
 
 
 def test_an_invalid_submission_gets_errors_and_nothing_is_sent(bot: RunningBot) -> None:
-    answers = dict(TPU_PROFILE)
+    answers = dict(TPU_FRIENDLY)
     answers["cloud"] = "mars"  # not an option (a stale or hand-made payload)
     del answers["stage"]  # nothing chosen
     reply = bot.sender.interactive(view_submission(select_state(answers)))
