@@ -132,12 +132,26 @@ def build_index(
     params = params or ChunkParams()
     started = time.perf_counter()
     sources, chunks = load_corpus(sources_dir, params)  # validates everything before any write
+    embed_texts = [c.embed_text for c in chunks]
+    sentence_texts = [s for c in chunks for s in c.sentences]
+    # Section headings say what the notes cover; their vectors back abstention.
+    headings = list(dict.fromkeys(c.heading_path[-1] for c in chunks if c.heading_path))
     with index_lock(index_dir):
+        if not rebuild and staleness(index_dir, sources_dir, params) is None:
+            # Nothing changed: answer from the manifest without loading the model.
+            manifest = read_manifest(current_generation(index_dir))
+            return BuildReport(
+                sources=len(sources),
+                chunks=len(chunks),
+                sentences=len(sentence_texts),
+                embedded=0,
+                reused=len(set(embed_texts + sentence_texts + headings)),
+                seconds=time.perf_counter() - started,
+                index_dir=str(index_dir),
+                index_type=manifest.index_type,
+                changed=False,
+            )
         known = {} if rebuild else _previous_vectors(index_dir, embedder.model_id)
-        embed_texts = [c.embed_text for c in chunks]
-        sentence_texts = [s for c in chunks for s in c.sentences]
-        # Section headings say what the notes cover; their vectors back abstention.
-        headings = list(dict.fromkeys(c.heading_path[-1] for c in chunks if c.heading_path))
         wanted = [text_sha(t) for t in embed_texts + sentence_texts + headings]
         todo: dict[str, str] = {}
         for sha, text in zip(wanted, embed_texts + sentence_texts + headings):
@@ -177,33 +191,30 @@ def build_index(
         kind = index_type or choose_index_type(n_chunks)
         index = build_ann(chunk_vecs, kind)
         reused = len(set(wanted)) - len(todo)
-        previous_gen = current_generation(index_dir) if not rebuild else None
-        changed = bool(todo) or rebuild or previous_gen is None or staleness(index_dir, sources_dir, params) is not None
-        if changed:
-            per_source = {}
-            for c in chunks:
-                per_source[c.source_id] = per_source.get(c.source_id, 0) + 1
-            hashes = _source_hashes(sources_dir)
-            manifest = Manifest(
-                format_version=FORMAT_VERSION,
-                created_at=time.time(),
-                model=ModelInfo(id=embedder.model_id, package=MODEL_PACKAGE, package_version=_package_version(), dim=dim),
-                chunker=params,
-                sources=[
-                    SourceEntry(
-                        id=s.id, file=s.file, sha256=hashes[s.file], title=s.title, url=s.url, type=s.type,
-                        chunks=per_source.get(s.id, 0),
-                    )
-                    for s in sources
-                ],
-                faiss_version=faiss.__version__,
-                index_type=kind,
-                n_chunks=n_chunks,
-                n_sentences=len(sentence_texts),
-                n_headings=len(headings),
-                probe=[float(x) for x in embedder.probe()],
-            )
-            write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, index)
+        per_source = {}
+        for c in chunks:
+            per_source[c.source_id] = per_source.get(c.source_id, 0) + 1
+        hashes = _source_hashes(sources_dir)
+        manifest = Manifest(
+            format_version=FORMAT_VERSION,
+            created_at=time.time(),
+            model=ModelInfo(id=embedder.model_id, package=MODEL_PACKAGE, package_version=_package_version(), dim=dim),
+            chunker=params,
+            sources=[
+                SourceEntry(
+                    id=s.id, file=s.file, sha256=hashes[s.file], title=s.title, url=s.url, type=s.type,
+                    chunks=per_source.get(s.id, 0),
+                )
+                for s in sources
+            ],
+            faiss_version=faiss.__version__,
+            index_type=kind,
+            n_chunks=n_chunks,
+            n_sentences=len(sentence_texts),
+            n_headings=len(headings),
+            probe=[float(x) for x in embedder.probe()],
+        )
+        write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, index)
     return BuildReport(
         sources=len(sources),
         chunks=n_chunks,
@@ -213,5 +224,5 @@ def build_index(
         seconds=time.perf_counter() - started,
         index_dir=str(index_dir),
         index_type=kind,
-        changed=changed,
+        changed=True,
     )
