@@ -30,6 +30,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     mode.add_argument("--full", action="store_true", help="also measure a 1M-vector corpus (slow)")
     p.add_argument("--out", type=Path, default=None, help="report directory (default: docs/, or a temp dir with --smoke)")
     p.add_argument("--json", type=Path, default=None, help="also write the raw run as JSON here")
+    p.add_argument("--from-json", type=Path, default=None,
+                   help="measure nothing: re-render the report of a run saved with --json")
     p.add_argument("--only", default=",".join(SECTIONS), help=f"comma list of sections to run, from {','.join(SECTIONS)}")
     p.add_argument("--threads", type=int, default=None,
                    help="OMP/MKL threads unless already set (default 2, the machine's cores; 1 with --smoke)")
@@ -59,13 +61,21 @@ def _set_threads(n: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     _set_threads(args.threads)
-    from bench.plan import run_all
     from bench.report import write_report
+    from bench.results import Run
 
     started = time.perf_counter()
-    run = run_all(args.only, mode="smoke" if args.smoke else "full" if args.full else "default", repo=REPO)
+    if args.from_json is not None:
+        run = Run.model_validate_json(args.from_json.read_text(encoding="utf-8"))
+        if run.mode == "smoke" and args.out.resolve() == DOCS.resolve():
+            print("a smoke run is never published in docs/", file=sys.stderr)
+            return 2
+    else:
+        from bench.plan import run_all
+
+        run = run_all(args.only, mode="smoke" if args.smoke else "full" if args.full else "default", repo=REPO)
     path = write_report(run, args.out)
-    if args.json:
+    if args.json and args.from_json is None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(run.model_dump_json(indent=1), encoding="utf-8")
     print(f"wrote {path} in {time.perf_counter() - started:.0f} s")

@@ -2,8 +2,8 @@
 
 Plain copies would not measure anything: the builder keys vectors by the sha256 of the
 text, so identical text is embedded once. Each copy therefore gets its own source id
-and file name, and about one word in ten of its prose is swapped for another word of
-the notes (chosen by a seeded RNG), so every chunk and nearly every sentence is new
+and file name, and about one word in ten of its prose (at least one per sentence) is swapped for
+another word of the notes (chosen by a seeded RNG), so every chunk and sentence is new
 text of the same length and vocabulary as the real notes. Front matter keys, page
 marks and ``cites`` comments are kept, so the copies parse and chunk like the originals.
 """
@@ -19,16 +19,25 @@ __all__ = ["make_sources", "embed_texts"]
 
 _ID_LINE = re.compile(r"^id:\s*(\S+)\s*$")
 _WORD = re.compile(r"[A-Za-z]{4,}")
+_SENTENCE_END = re.compile(r"(?<=[.!?]) ")
 _SWAP_RATE = 0.1
 
 
-def _perturb(line: str, rng: random.Random, vocab: list[str]) -> str:
-    words = line.split(" ")
-    for i, word in enumerate(words):
-        if word.startswith("#") or not _WORD.fullmatch(word) or rng.random() >= _SWAP_RATE:
-            continue
-        words[i] = rng.choice(vocab)
+def _perturb_sentence(sentence: str, rng: random.Random, vocab: list[str]) -> str:
+    """Swap about one word in ten, and always at least one, so the sentence is new text."""
+    words = sentence.split(" ")
+    eligible = [i for i, w in enumerate(words) if not w.startswith("#") and _WORD.fullmatch(w)]
+    if not eligible:
+        return sentence
+    chosen = {i for i in eligible if rng.random() < _SWAP_RATE} or {rng.choice(eligible)}
+    for i in chosen:
+        replacement = rng.choice(vocab)
+        words[i] = replacement if replacement != words[i] else replacement + "s"
     return " ".join(words)
+
+
+def _perturb(line: str, rng: random.Random, vocab: list[str]) -> str:
+    return " ".join(_perturb_sentence(part, rng, vocab) for part in _SENTENCE_END.split(line))
 
 
 def _copy(text: str, copy: int, vocab: list[str]) -> str:
@@ -70,7 +79,7 @@ def make_sources(src: Path, dst: Path, copies: int) -> list[Path]:
 
 
 def embed_texts(sources_dir: Path) -> list[str]:
-    """The distinct texts a full build embeds, in the builder's order (chunks, then sentences)."""
+    """The distinct chunk and sentence texts of a corpus, chunks first (a lower bound on what a build embeds)."""
     from indexer.build import load_corpus
 
     _, chunks = load_corpus(sources_dir)

@@ -52,8 +52,46 @@ def _machine(run: Run) -> list[str]:
     return _table(Table(headers=["", ""], rows=rows))
 
 
+#: How to read each section: the method, which does not change from run to run.
+EXPLAIN = {
+    "scale": (
+        "Two synthetic families (see bench/synthetic.py). *embedding* is shaped like sentence embeddings (a shared "
+        "mean direction, topics of ~16 texts, a power-law spectrum); the geometry table at the end compares it with "
+        "the real MiniLM vectors of the notes (its neighbours are a little less distinct than real ones, which "
+        "makes it the harder of the two for an approximate index). *uniform* (random directions) is the worst case: all points are nearly "
+        "equidistant (pair cosines ~0 +/- 0.05), so the exact top 10 are decided by noise and an approximate index "
+        "cannot find them without scanning almost everything; its low HNSW/IVF recall is expected and is not what "
+        "hwbot's corpora look like. The 5 ms / 0.95 target is judged on the embedding family, with the index type "
+        "that `indexer.ann.choose_index_type` picks for that size. How the thresholds follow from these figures: "
+        "exact search is kept while it meets the 5 ms target by itself, so FLAT_MAX is the largest measured size "
+        "where Flat's p50 is within 5 ms (its cost per vector jumps once the vectors outgrow the CPU cache, so it "
+        "is read off the measurements, not extrapolated); beyond it HNSW is chosen, with M and efSearch from the "
+        "sweep: the smallest efSearch that keeps recall@10 >= 0.95 at 100k with margin. IVF builds faster and smaller but needs many probes for the same "
+        "recall, so it is available (`build_ann(v, \"ivf\")`) but never chosen automatically."
+    ),
+    "build": (
+        "The corpus is the shipped notes plus perturbed copies: the builder keys vectors by the text's sha256, so "
+        "exact copies would cost nothing; each copy swaps ~1 word in 10 for another word of the notes."
+    ),
+    "latency": (
+        "The floor is one `model.encode([question])` on the loaded SentenceTransformer: no answer can be faster "
+        "than embedding the question once."
+    ),
+    "coldstart": (
+        "The floor is a script that imports sentence-transformers, loads the model from its package and encodes "
+        "one query: what any process that answers must at least do."
+    ),
+    "slack": (
+        "Slack retries an event it has not seen acked within 3 s, so the ack must come back at once while the "
+        "answer is worked out in the background; a retry must never produce a second answer."
+    ),
+}
+
+
 def _section(section: Section) -> list[str]:
     lines = [f"## {section.title}", "", section.intro, ""]
+    if section.key in EXPLAIN:
+        lines += [EXPLAIN[section.key], ""]
     for table in section.tables:
         lines += _table(table)
     for target in section.targets:

@@ -148,12 +148,14 @@ def test_synthetic_vectors_are_unit_deterministic_and_shaped() -> None:
     assert emb["nn_cosine_median"] > uni["nn_cosine_median"] + 0.3  # embedding-shaped data has real neighbours
 
 
-def test_flat_max_suggestion_is_linear_in_the_measured_cost() -> None:
-    rows = [{"kind": "flat", "n": 10_000, "p50_s": 0.0025}, {"kind": "flat", "n": 100_000, "p50_s": 0.025},
-            {"kind": "hnsw", "n": 100_000, "p50_s": 0.001}]
+def test_flat_max_is_the_largest_measured_size_where_flat_meets_the_target() -> None:
+    rows = [{"kind": "flat", "n": 10_000, "p50_s": 0.0026}, {"kind": "flat", "n": 30_000, "p50_s": 0.028},
+            {"kind": "flat", "n": 10_000, "p50_s": 0.0031}, {"kind": "hnsw", "n": 100_000, "p50_s": 0.001}]
     cost, n = suggest_flat_max(rows)
-    assert cost == pytest.approx(2.5e-7)
     assert n == 10_000
+    assert cost[10_000] == pytest.approx(3.1e-7)  # the worst family counts
+    assert cost[30_000] > cost[10_000]
+    assert suggest_flat_max([{"kind": "flat", "n": 1_000_000, "p50_s": 0.3}])[1] == 0
 
 
 def test_build_corpus_copies_share_no_text(tmp_path: Path) -> None:
