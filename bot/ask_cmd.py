@@ -49,6 +49,7 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
         raise UsageError("--batch writes JSON lines: add --json")
     questions = read_batch(batch)
     from bot.runtime import get_engine
+    from knowledge.abstain import declined_answer
     from knowledge.hygiene import EmptyQuestionError
 
     engine = get_engine()
@@ -56,7 +57,7 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
     for q in questions:
         try:
             obj = engine.ask(q).to_contract()
-        except EmptyQuestionError:  # a line of only control characters
-            obj = {"question": "", "answer": "The question is empty.", "declined": True, "citations": []}
+        except EmptyQuestionError:  # a line of only control characters: declined, kept in place
+            obj = declined_answer("").to_contract()
         out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         out.flush()

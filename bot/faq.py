@@ -79,8 +79,8 @@ def _answer_all(questions: list[FoundQuestion], *, as_json: bool):
 
     from bot.faq_render import FaqEntry
     from bot.runtime import get_engine
+    from knowledge.abstain import declined_answer
     from knowledge.hygiene import EmptyQuestionError
-    from knowledge.models import Answer
 
     engine = get_engine()
     show = sys.stderr.isatty() and len(questions) >= PROGRESS_MIN_QUESTIONS
@@ -89,7 +89,7 @@ def _answer_all(questions: list[FoundQuestion], *, as_json: bool):
         try:
             answer = engine.ask(found.text)
         except EmptyQuestionError:  # cannot come from the extractor, but never crash a batch on it
-            answer = Answer(question="", answer="The question is empty.", declined=True, mode="declined")
+            answer = declined_answer(found.text)
         entries.append(FaqEntry(found, answer))
         if as_json:
             sys.stdout.write(json.dumps(answer.to_contract(), ensure_ascii=False) + "\n")

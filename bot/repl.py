@@ -27,8 +27,9 @@ Commands:
 
 
 def _history_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "hwbot" / "repl_history"
+    from bot.intake_store import default_state_dir
+
+    return default_state_dir() / "repl_history"
 
 
 class Repl:
@@ -84,6 +85,13 @@ class Repl:
         return True
 
     def _command(self, text: str) -> bool:
+        try:
+            return self._run_command(text)
+        except HwbotError as exc:
+            self.say(f"Error: {exc.one_line()}", style="red")
+            return True
+
+    def _run_command(self, text: str) -> bool:
         cmd = text.split()[0].lower()
         if cmd in ("/quit", "/exit", "/q"):
             return False
@@ -114,8 +122,11 @@ class Repl:
                 continue  # Ctrl-C cancels the current line only
             if line is None:
                 return
-            if not self.handle(line):
-                return
+            try:
+                if not self.handle(line):
+                    return
+            except KeyboardInterrupt:
+                self.say("Cancelled.")  # Ctrl-C stops the answer or intake, not the REPL
 
 
 def _piped_reader() -> Iterator[str]:

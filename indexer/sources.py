@@ -210,8 +210,10 @@ def read_source(path: Path) -> Source:
 
 def read_sources(directory: Path) -> list[Source]:
     """All sources in a directory, sorted by file name; duplicate ids are an error."""
-    if not directory.is_dir():
+    if not directory.exists():
         raise SourceError(f"{directory}: sources directory does not exist")
+    if not directory.is_dir():
+        raise SourceError(f"{directory}: is not a directory (--sources takes a directory of .md/.txt files)")
     files = sorted(p for p in directory.iterdir() if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES)
     if not files:
         raise SourceError(f"{directory}: no sources (*.md, *.txt) found")

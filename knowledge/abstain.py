@@ -9,10 +9,11 @@ calibrated on the dev set.
 
 from __future__ import annotations
 
+from knowledge.models import Answer
 from knowledge.params import AbstainParams
 from knowledge.retrieval import Evidence
 
-__all__ = ["should_decline", "DECLINE_TEXT"]
+__all__ = ["should_decline", "declined_answer", "DECLINE_TEXT"]
 
 DECLINE_TEXT = (
     "The notes do not cover this question. Try rephrasing it in terms of GPUs, TPUs and your "
@@ -36,3 +37,8 @@ def should_decline(evidence: Evidence, params: AbstainParams, mode: str = "hybri
     if evidence.top_dense < params.min_dense:
         return True
     return evidence.top_bm25 < params.min_bm25 and evidence.margin < params.min_margin
+
+
+def declined_answer(question: str, notices: list[str] | None = None) -> Answer:
+    """The one shape of a refusal: the notes do not cover it, and no citations."""
+    return Answer(question=question, answer=DECLINE_TEXT, declined=True, notices=list(notices or []), mode="declined")

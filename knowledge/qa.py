@@ -18,7 +18,7 @@ import numpy as np
 from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
 from indexer.store import SourceEntry, Store, index_lock, load_store
-from knowledge.abstain import DECLINE_TEXT, should_decline
+from knowledge.abstain import declined_answer, should_decline
 from knowledge.answer import compose, render_text
 from knowledge.curated import CuratedMatch, CuratedMatcher
 from knowledge.hygiene import clean_question
@@ -127,10 +127,10 @@ class QAEngine:
             return self.curated.answer(text, match, qvec, notices)
         hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec)
         if not hits or self.declines(evidence, mode):
-            return Answer(question=text, answer=DECLINE_TEXT, declined=True, notices=notices, mode="declined")
+            return declined_answer(text, notices)
         sentences, citations = compose(text, qvec, hits, self.store, self.params.answer)
         if not sentences:
-            return Answer(question=text, answer=DECLINE_TEXT, declined=True, notices=notices, mode="declined")
+            return declined_answer(text, notices)
         return Answer(
             question=text,
             answer=render_text(sentences),
