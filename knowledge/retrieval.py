@@ -68,10 +68,10 @@ class Retriever:
         self._bm25.index(corpus_tokens, show_progress=False)
 
     def _dense(self, qvec: np.ndarray) -> np.ndarray:
-        # The corpus is small enough that exact cosine against every chunk is cheap and
-        # also yields the median needed for the abstention margin. For large corpora the
-        # FAISS index limits the work to the top ``depth``.
-        if self.store.chunk_vectors.shape[0] <= 50_000:
+        # While the store holds an exact (flat) index, one matrix product scores every
+        # chunk, which also yields the median the abstention margin needs. Once the corpus
+        # is large enough for an approximate index, that index limits the work to ``depth``.
+        if self.store.manifest.index_type == "flat":
             return self.store.chunk_vectors @ qvec
         n = self.store.chunk_vectors.shape[0]
         depth = min(self.params.depth, n)

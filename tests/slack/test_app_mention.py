@@ -61,6 +61,7 @@ def test_follow_up_in_an_answered_thread_needs_no_mention(bot: RunningBot) -> No
     first = mention(QUESTION)
     bot.sender.event(first)
     bot.fake.wait_for("chat.postMessage")
+    bot.wait_idle()  # the thread is recorded as answered once the post has returned
 
     follow_up = message("And what about the cost of TPUs at scale?", channel="CGENERAL1", thread_ts=first["ts"])
     bot.sender.event(follow_up)

@@ -36,8 +36,10 @@ def test_ask_acks_at_once_then_posts_a_cited_answer_in_the_channel(bot: RunningB
     assert texts[0] == "*Question:* When is a TPU a better choice than a GPU?"
     assert any(b.get("block_id") == "hwbot_sources" for b in blocks_of(body))
 
-    # Its thread now counts as answered: a reply there is a follow-up.
+    # Its thread now counts as answered: a reply there is a follow-up. The thread is
+    # recorded once chat.postMessage has returned its ts, so let that work finish first.
     answered_ts = post.response["ts"]
+    bot.wait_idle()
     bot.sender.event(message("what about JAX?", channel="CGENERAL1", thread_ts=answered_ts))
     follow = bot.fake.wait_for("chat.postMessage", 2)[1]
     assert follow.body["thread_ts"] == answered_ts
