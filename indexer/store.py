@@ -18,7 +18,6 @@ index or the new one, never half of each.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -309,6 +308,3 @@ def _prune(index_dir: Path, *, live: str, keep: int) -> None:
         else:
             junk.unlink(missing_ok=True)
 
-
-def dump_json(obj: object) -> str:
-    return json.dumps(obj, ensure_ascii=False)

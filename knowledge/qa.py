@@ -17,7 +17,7 @@ import numpy as np
 
 from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
-from indexer.store import SourceEntry, Store, index_lock, load_store
+from indexer.store import SourceEntry, Store, load_store
 from knowledge.abstain import declined_answer, should_decline
 from knowledge.answer import compose, render_text
 from knowledge.curated import CuratedMatch, CuratedMatcher
@@ -45,10 +45,8 @@ def ensure_index(
     reason = staleness(index_dir, sources_dir)
     if reason is None:
         return None
-    with index_lock(index_dir):
-        reason = staleness(index_dir, sources_dir)  # another process may have just built it
-        if reason is None:
-            return None
+    # build_index re-checks under the index lock, so a build another process just
+    # finished is not repeated.
     if announce is not None:
         announce(f"Updating the index ({reason})…")
     return build_index(sources_dir, index_dir, embedder, progress=progress)
