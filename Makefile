@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup repl test index bench bench-smoke eval clean
+.PHONY: setup repl test lint index bench bench-smoke eval clean
 
 setup: $(STAMP)
 
@@ -27,8 +27,12 @@ repl: $(STAMP)
 	$(BIN)/hwbot index --quiet-if-fresh
 	$(BIN)/hwbot repl
 
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 eval: $(STAMP)
 	$(BIN)/hwbot eval

@@ -66,7 +66,7 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
     import bot.cli  # noqa: F401  (click and the CLI, as `hwbot` starts)
 
     mark("import hwbot CLI")
-    from knowledge.qa import QAEngine
+    from knowledge.qa.engine import QAEngine
 
     mark("import knowledge + indexer (numpy, faiss, bm25s)")
     import sentence_transformers  # noqa: F401
@@ -75,7 +75,7 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
     from indexer.embedder import Embedder
 
     embedder = Embedder()
-    embedder.model
+    _ = embedder.model  # force the lazy model load inside this mark
     mark("load model")
     engine = QAEngine.open(Path(index_dir), embedder=embedder, auto_build=False)
     mark("open engine (index, probe, BM25, FAQ vectors)")

@@ -17,16 +17,16 @@ from bench.results import Section, Table, Target, fmt_ms, fmt_ratio
 from bench.stats import interleave, median, percentile, ratio
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.qa import QAEngine
+    from knowledge.qa.engine import QAEngine
 
-__all__ = ["run_latency", "load_questions", "LATENCY_TARGET"]
+__all__ = ["run_latency", "load_questionnaire", "LATENCY_TARGET"]
 
 LATENCY_TARGET = 1.5
 
 
-def load_questions(limit: int | None = None) -> list[str]:
+def load_questionnaire(limit: int | None = None) -> list[str]:
     """The dev set's questions, in file order (a realistic mix of answerable and not)."""
-    from knowledge.paths import EVAL_DIR
+    from knowledge.evaluation.evaluate import EVAL_DIR
 
     questions = []
     with open(EVAL_DIR / "dev.jsonl", encoding="utf-8") as fh:
@@ -38,8 +38,8 @@ def load_questions(limit: int | None = None) -> list[str]:
 
 def _stages(engine: QAEngine, question: str) -> dict[str, float]:
     """Seconds per stage of one hybrid ask, calling the engine's own parts in ask's order."""
-    from knowledge.answer import compose
-    from knowledge.hygiene import clean_question
+    from knowledge.qa.compose import compose
+    from knowledge.qa.hygiene import clean_question
 
     out: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -71,7 +71,13 @@ def run_latency(engine: QAEngine, *, questions: list[str], rounds: int) -> Secti
     enc_s: list[float] = []
     declined = 0
     for q in questions:
-        a, b = interleave(lambda q=q: engine.ask(q), lambda q=q: model.encode([q]), rounds)
+        def ask_once(q: str = q) -> object:
+            return engine.ask(q)
+
+        def encode_once(q: str = q) -> object:
+            return model.encode([q])
+
+        a, b = interleave(ask_once, encode_once, rounds)
         ask_s.extend(a)
         enc_s.extend(b)
         declined += int(engine.ask(q).declined)

@@ -13,9 +13,10 @@ import shutil
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from bench.machine import load_average, machine_info
 from bench.results import Run, Section, Target
@@ -53,7 +54,7 @@ def _failed(key: str, title: str, exc: BaseException) -> Section:
 
 def run_all(only: list[str], *, mode: str, repo: Path) -> Run:
     plan = PLANS[mode]
-    started_at = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    started_at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.perf_counter()
     machine = machine_info(repo)
     sections: list[Section] = []
@@ -81,7 +82,7 @@ def run_all(only: list[str], *, mode: str, repo: Path) -> Run:
     def engine() -> Any:
         if "engine" not in shared:
             from knowledge.paths import SOURCES_DIR
-            from knowledge.qa import QAEngine
+            from knowledge.qa.engine import QAEngine
 
             built = shared.get("shipped_index")
             if built is not None and not (work / "index").exists():
@@ -104,16 +105,16 @@ def run_all(only: list[str], *, mode: str, repo: Path) -> Run:
         return section
 
     def latency() -> Section:
-        from bench.latency import load_questions, run_latency
+        from bench.latency import load_questionnaire, run_latency
 
-        return run_latency(engine(), questions=load_questions(plan.latency_questions), rounds=plan.latency_rounds)
+        return run_latency(engine(), questions=load_questionnaire(plan.latency_questions), rounds=plan.latency_rounds)
 
     def coldstart() -> Section:
         from bench.coldstart import run_coldstart
-        from bench.latency import load_questions
+        from bench.latency import load_questionnaire
 
         engine()  # makes sure the index the processes use is built and fresh
-        return run_coldstart(work / "index", load_questions(1)[0], rounds=plan.coldstart_rounds, phases=plan.coldstart_phases)
+        return run_coldstart(work / "index", load_questionnaire(1)[0], rounds=plan.coldstart_rounds, phases=plan.coldstart_phases)
 
     def slack() -> Section:
         from bench.slack_ack import run_slack_ack, slack_available

@@ -69,12 +69,13 @@ def _measure(kind: str, corpus: np.ndarray, queries: np.ndarray, truth: np.ndarr
 def _sweep(index: faiss.Index, kind: str, queries: np.ndarray, truth: np.ndarray) -> list[dict[str, Any]]:
     rows = []
     if kind == "hnsw":
-        default = index.hnsw.efSearch
+        hnsw: Any = getattr(faiss.downcast_index(index), "hnsw")  # noqa: B009 - faiss attributes are untyped
+        default = hnsw.efSearch
         for ef in HNSW_EF_SWEEP:
-            index.hnsw.efSearch = ef
+            hnsw.efSearch = ef
             times, found = _search_each(index, queries)
             rows.append({"kind": kind, "knob": f"efSearch={ef}", "value": ef, "p50_s": median(times), "recall": _recall(found, truth)})
-        index.hnsw.efSearch = default
+        hnsw.efSearch = default
     elif kind == "ivf":
         ivf = faiss.extract_index_ivf(index)
         default = ivf.nprobe

@@ -57,7 +57,7 @@ def slack_available() -> bool:
     try:
         import bot.slack.app  # noqa: F401
         import bot.slack.server  # noqa: F401
-        import tests.slack.fake_slack  # noqa: F401
+        import tests.harness.fake_slack  # noqa: F401
     except ImportError:
         return False
     return True
@@ -160,8 +160,8 @@ def _floor(bodies: list[str]) -> list[tuple[int, float]]:
 
 
 def _events(n: int) -> list[dict[str, Any]]:
-    from tests.slack.fake_slack import BOT_USER_ID
-    from tests.slack.slack_requests import event_envelope
+    from tests.harness.fake_slack import BOT_USER_ID
+    from tests.harness.slack_requests import event_envelope
 
     out = []
     for i in range(n):
@@ -190,7 +190,7 @@ def _run_app(engine: Any, envelopes: list[dict[str, Any]], *, backlog: int | Non
     from bot.slack.feedback import FeedbackStore
     from bot.slack.services import SlackServices
     from bot.slack.settings import SlackSettings
-    from tests.slack.fake_slack import FakeSlackApi
+    from tests.harness.fake_slack import FakeSlackApi
 
     bodies = [json.dumps(e) for e in envelopes]
     n = len(envelopes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["percentile", "median", "ratio", "time_call", "interleave"]
 

@@ -2,7 +2,7 @@
 
 This module imports nothing heavy: each command imports what it needs when it runs, so
 ``hwbot --help``, ``hwbot recommend`` and every error path stay free of torch. Every
-:class:`~indexer.errors.HwbotError` becomes one line on stderr and its exit code; users
+:class:`~common.errors.HwbotError` becomes one line on stderr and its exit code; users
 never see a traceback (set ``HWBOT_DEBUG=1`` to get one).
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from indexer.errors import EXIT_FAILURE, EXIT_USAGE, HwbotError
+from common.errors import EXIT_FAILURE, EXIT_USAGE, HwbotError
 
 __all__ = ["main", "cli"]
 
@@ -37,7 +37,7 @@ def cli() -> None:
 @click.option("--quiet-if-fresh", is_flag=True, hidden=True, help="Print nothing when the index is already fresh.")
 def index(sources: Path | None, index_dir: Path | None, rebuild: bool, quiet_if_fresh: bool) -> None:
     """Build or incrementally update the index, with a progress bar."""
-    from bot.runtime import run_index
+    from bot.commands.index import run_index
 
     run_index(sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh)
 
@@ -48,7 +48,7 @@ def index(sources: Path | None, index_dir: Path | None, rebuild: bool, quiet_if_
 @click.option("--batch", type=_PATH, default=None, help="A file with one question per line (use with --json).")
 def ask(question: str | None, as_json: bool, batch: Path | None) -> None:
     """Answer QUESTION from the notes, with citations."""
-    from bot.ask_cmd import run_ask
+    from bot.commands.ask import run_ask
 
     run_ask(question, as_json=as_json, batch=batch)
 
@@ -58,7 +58,7 @@ def ask(question: str | None, as_json: bool, batch: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the recommendation as JSON.")
 def recommend(profile: Path | None, as_json: bool) -> None:
     """Recommend GPU, TPU or GPU now, TPU later, with cited reasons."""
-    from bot.recommend_cmd import run_recommend
+    from bot.commands.recommend import run_recommend
 
     run_recommend(profile, as_json=as_json)
 
@@ -77,7 +77,7 @@ def repl() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Write one JSON object per question to stdout.")
 def faq(file: Path, out: Path | None, as_json: bool) -> None:
     """Answer every question found in a docs FILE."""
-    from bot.faq import run_faq
+    from bot.commands.faq import run_faq
 
     run_faq(file, out=out, as_json=as_json)
 
@@ -99,7 +99,7 @@ def slack(http: bool, host: str, port: int) -> None:
 @click.option("--calibrate", is_flag=True, help="Grid-search the abstention thresholds and print them.")
 def eval_(as_json: bool, check: bool, calibrate: bool) -> None:
     """Measure retrieval and abstention on the labelled dev set."""
-    from bot.eval_cmd import run_eval
+    from bot.commands.eval import run_eval
 
     run_eval(as_json=as_json, check=check, calibrate=calibrate)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from indexer.errors import HwbotError
+from common.errors import HwbotError
 
 __all__ = ["run_repl", "Repl", "HELP"]
 
@@ -27,9 +27,9 @@ Commands:
 
 
 def _history_path() -> Path:
-    from bot.intake_store import default_state_dir
+    from common.settings import HwbotSettings
 
-    return default_state_dir() / "repl_history"
+    return HwbotSettings().state_dir / "repl_history"
 
 
 class Repl:
@@ -63,7 +63,7 @@ class Repl:
 
     def handle(self, line: str) -> bool:
         """Process one input line; returns False when the session should end."""
-        from knowledge.hygiene import EmptyQuestionError
+        from knowledge.qa.hygiene import EmptyQuestionError
 
         text = line.strip()
         if not text:
@@ -102,13 +102,13 @@ class Repl:
                 url = f"  {s.url}" if s.url else ""
                 self.say(f"{s.id}  {s.file}  ({s.chunks} chunks)  {s.title}{url}")
         elif cmd == "/recommend":
-            from bot.recommend_cmd import run_intake_session
-            from bot.recommend_view import render_text
+            from bot.intake.session import run_intake_session
+            from bot.render import render_recommendation_text
 
             # An interactive user may resume an intake left unfinished; a script starts fresh.
             result = run_intake_session(self.read_line, self.say, key=self.intake_key, resume=self.resume_intake)
             if result is not None:  # the dialog itself reports a cancel or a pause
-                self.say(render_text(result))
+                self.say(render_recommendation_text(result))
                 self.say("")
         else:
             self.say(f"Unknown command {cmd}. Type /help for the commands.")
@@ -151,7 +151,7 @@ def run_repl() -> None:
         hist_path = _history_path()
         try:
             hist_path.parent.mkdir(parents=True, exist_ok=True)
-            history = FileHistory(str(hist_path))
+            history: FileHistory | InMemoryHistory = FileHistory(str(hist_path))
         except OSError:
             history = InMemoryHistory()
         session: PromptSession[str] = PromptSession(history=history)

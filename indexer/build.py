@@ -15,14 +15,15 @@ import faiss
 import numpy as np
 from pydantic import BaseModel
 
+from common.errors import IndexMissingError, IndexStoreError
 from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import ChunkParams
 from indexer.corpus import catalog, load_corpus
 from indexer.embedder import MODEL_PACKAGE, Embedder
-from indexer.errors import IndexError_
 from indexer.sources import SOURCE_SUFFIXES
 from indexer.store import (
     FORMAT_VERSION,
+    REBUILD_HINT,
     Manifest,
     ModelInfo,
     SourceEntry,
@@ -76,7 +77,7 @@ def staleness(index_dir: Path, sources_dir: Path, params: ChunkParams | None = N
         if gen is None:
             return "no index yet"
         manifest = read_manifest(gen)
-    except IndexError_ as exc:
+    except IndexStoreError as exc:
         return exc.message
     if manifest.chunker != params:
         return "chunking parameters changed"
@@ -104,7 +105,7 @@ def _previous_vectors(index_dir: Path, model_id: str) -> dict[str, np.ndarray]:
     """text sha → vector from the live generation, if it is readable and from this model."""
     try:
         store = load_store(index_dir)
-    except IndexError_:
+    except IndexStoreError:
         return {}
     if store.manifest.model.id != model_id or store.manifest.model.package_version != _package_version():
         return {}
@@ -139,7 +140,10 @@ def build_index(
     with index_lock(index_dir):
         if not rebuild and staleness(index_dir, sources_dir, params) is None:
             # Nothing changed: answer from the manifest without loading the model.
-            manifest = read_manifest(current_generation(index_dir))
+            generation = current_generation(index_dir)
+            if generation is None:  # staleness() saw a fresh index, so CURRENT exists
+                raise IndexMissingError(f"{index_dir}: no index generation", hint=REBUILD_HINT)
+            manifest = read_manifest(generation)
             return BuildReport(
                 sources=len(sources),
                 chunks=len(chunks),
@@ -191,7 +195,7 @@ def build_index(
         kind = index_type or choose_index_type(n_chunks)
         index = build_ann(chunk_vecs, kind)
         reused = len(set(wanted)) - len(todo)
-        per_source = {}
+        per_source: dict[str, int] = {}
         for c in chunks:
             per_source[c.source_id] = per_source.get(c.source_id, 0) + 1
         hashes = _source_hashes(sources_dir)

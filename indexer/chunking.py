@@ -162,8 +162,8 @@ def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chun
     if current:
         # A short tail is merged back rather than left as a thin chunk of its own.
         if source.type != "faq" and groups and words(current) < params.min_words // 3 and words(groups[-1]) + words(current) <= params.max_words * 1.25:
-            tail = [u for u in current if u not in groups[-1]]
-            groups[-1].extend(tail)
+            leftover = [u for u in current if u not in groups[-1]]
+            groups[-1].extend(leftover)
         else:
             groups.append(current)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from common.errors import SourceError
 from indexer.chunking import Chunk, ChunkParams, chunk_source
 from indexer.cleaning import clean_source
-from indexer.errors import SourceError
 from indexer.sources import Source, read_sources
 
 __all__ = ["load_corpus", "catalog"]

@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Sequence
 from importlib import metadata
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from common.errors import ModelMismatchError
 
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
@@ -90,7 +93,10 @@ class Embedder:
     def dim(self) -> int:
         model = self.model
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        return int(getter())
+        dim = getter()
+        if dim is None:
+            raise ModelMismatchError("the embedding model does not report its dimension")
+        return int(dim)
 
     def encode(self, texts: Sequence[str], *, progress: bool | None = None) -> np.ndarray:
         """Encode texts to an (n, dim) float32 array of unit vectors.

@@ -14,8 +14,7 @@ __all__ = ["split_sentences", "normalize_ws", "word_count"]
 
 # Tokens that end with a period but do not end a sentence.
 _ABBREVIATIONS = frozenset(
-    """e.g i.e etc vs cf al approx dr mr mrs ms prof inc ltd co corp fig eq no vol
-    jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m""".split()
+    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "dr", "mr", "mrs", "ms", "prof", "inc", "ltd", "co", "corp", "fig", "eq", "no", "vol", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "u.s", "u.k", "a.m", "p.m"]
 )
 
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace,

@@ -20,7 +20,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from indexer.errors import SourceError
+from common.errors import SourceError
 
 __all__ = ["Block", "Page", "Source", "read_source", "read_sources", "SOURCE_SUFFIXES", "MAX_SOURCE_BYTES"]
 

@@ -29,8 +29,8 @@ import numpy as np
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field, ValidationError
 
+from common.errors import IndexCorruptError, IndexMissingError, IndexStoreError, ModelMismatchError
 from indexer.chunking import Chunk, ChunkParams
-from indexer.errors import IndexCorruptError, IndexError_, IndexMissingError, ModelMismatchError
 
 __all__ = [
     "FORMAT_VERSION",
@@ -134,13 +134,13 @@ class Store(BaseModel):
 
 
 class _IndexLock:
-    """A file lock on the index dir whose failures are one-line :class:`IndexError_` s."""
+    """A file lock on the index dir whose failures are one-line :class:`IndexStoreError` s."""
 
     def __init__(self, index_dir: Path, timeout: float) -> None:
         try:
             index_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise IndexError_(
+            raise IndexStoreError(
                 f"{index_dir}: cannot use as the index directory ({exc.strerror or exc})",
                 hint="set HWBOT_INDEX_DIR to a writable directory",
             ) from None
@@ -152,11 +152,11 @@ class _IndexLock:
         try:
             self._lock.acquire()
         except Timeout:
-            raise IndexError_(
+            raise IndexStoreError(
                 f"{self._dir}: another hwbot process has held the index lock for {self._timeout:.0f}s"
             ) from None
         except OSError as exc:
-            raise IndexError_(f"{self._dir}: cannot lock the index ({exc.strerror or exc})") from None
+            raise IndexStoreError(f"{self._dir}: cannot lock the index ({exc.strerror or exc})") from None
         return self
 
     def __exit__(self, *exc: object) -> None:

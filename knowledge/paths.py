@@ -1,12 +1,13 @@
-"""Where the shipped knowledge lives (package data, next to this file)."""
+"""Where the shipped notes live (package data, next to this file).
+
+Rules and the dev set live beside the code that reads them (``knowledge.recommend`` and
+``knowledge.evaluation``); only the notes are shared by every subsystem.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["SOURCES_DIR", "RULES_DIR", "EVAL_DIR"]
+__all__ = ["SOURCES_DIR"]
 
-_HERE = Path(__file__).resolve().parent
-SOURCES_DIR = _HERE / "sources"
-RULES_DIR = _HERE / "rules"
-EVAL_DIR = _HERE / "eval"
+SOURCES_DIR = Path(__file__).resolve().parent / "sources"

@@ -19,7 +19,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parent.parent
 
 
-_GUARD_DIR = Path(__file__).resolve().parent / "netguard"
+_GUARD_DIR = Path(__file__).resolve().parent / "harness" / "netguard"
 # Every subprocess a test starts (the real `hwbot`, servers) loads the same guard.
 os.environ["HWBOT_NETGUARD"] = "1"
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_GUARD_DIR), os.environ.get("PYTHONPATH", "")) if p)
@@ -75,7 +75,7 @@ def index_copy(built_index, tmp_path) -> Path:
 @pytest.fixture(scope="session")
 def qa(built_index, embedder, sources_dir):
     """The shared question-answering engine over the session index (loaded once)."""
-    from knowledge.qa import QAEngine
+    from knowledge.qa.engine import QAEngine
 
     return QAEngine.open(built_index, sources_dir=sources_dir, embedder=embedder, auto_build=False)
 

@@ -28,7 +28,7 @@ from bot.slack.mrkdwn import mentions_user, to_plain
 from bot.slack.posting import add_reaction, api_error, post, remove_reaction
 from bot.slack.services import SlackServices
 from bot.slack.settings import is_dm_channel
-from indexer.errors import HwbotError
+from common.errors import HwbotError
 
 __all__ = ["MessageEvents", "answer_to_message", "EMPTY_QUESTION_HINT"]
 

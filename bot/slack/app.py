@@ -8,7 +8,6 @@ client and nowhere else.
 
 from __future__ import annotations
 
-import socket
 from concurrent.futures import Executor, ThreadPoolExecutor
 from urllib.error import URLError
 
@@ -24,7 +23,7 @@ from bot.slack.logs import framework_logger
 from bot.slack.posting import api_error
 from bot.slack.services import SlackServices
 from bot.slack.settings import SlackSettings
-from indexer.errors import ConfigError, HwbotError
+from common.errors import ConfigError, HwbotError
 
 __all__ = ["build_web_client", "build_app", "verify_bot_token", "verify_app_token", "RATE_LIMIT_RETRIES"]
 
@@ -59,7 +58,7 @@ def verify_bot_token(client: WebClient, settings: SlackSettings) -> dict:
             f"SLACK_BOT_TOKEN was rejected by the Slack Web API ({api_error(exc)})",
             hint="reinstall the app and copy a fresh Bot User OAuth Token; see docs/slack.md",
         ) from None
-    except (URLError, OSError, socket.timeout) as exc:
+    except (TimeoutError, URLError, OSError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise HwbotError(
             f"cannot reach the Slack Web API at {settings.base_url()}: {reason}",
@@ -79,7 +78,7 @@ def verify_app_token(client: WebClient, settings: SlackSettings) -> None:
             f"SLACK_APP_TOKEN was rejected by the Slack Web API ({api_error(exc)})",
             hint="generate an app-level token with connections:write and enable Socket Mode; see docs/slack.md",
         ) from None
-    except (URLError, OSError, socket.timeout) as exc:
+    except (TimeoutError, URLError, OSError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise HwbotError(f"cannot reach the Slack Web API at {settings.base_url()}: {reason}") from None
 

@@ -24,7 +24,7 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.slack.mrkdwn import escape
-from knowledge.models import Answer
+from knowledge.qa.models import Answer
 
 __all__ = [
     "SlackMessage",
@@ -105,7 +105,7 @@ def _units(text: str, limit: int) -> Iterator[tuple[str, str]]:
         if _escaped_len(para) <= limit:
             yield para_sep, para
             continue
-        for l_index, line in enumerate(l for l in para.split("\n") if l.strip()):
+        for l_index, line in enumerate(part for part in para.split("\n") if part.strip()):
             line_sep = para_sep if l_index == 0 else "\n"
             if _escaped_len(line) <= limit:
                 yield line_sep, line
@@ -207,7 +207,7 @@ def _fallback(text: str) -> str:
 
 
 def answer_message(answer: Answer, answer_id: str | None = None, *, echo_question: bool = False) -> SlackMessage:
-    """The Slack rendering of an :class:`~knowledge.models.Answer`.
+    """The Slack rendering of an :class:`~knowledge.qa.models.Answer`.
 
     ``echo_question`` repeats the question on top: a slash command's text is not shown
     to the channel, so its answer must say what was asked.

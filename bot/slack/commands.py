@@ -25,7 +25,7 @@ from bot.slack.modal import intake_view
 from bot.slack.mrkdwn import to_plain
 from bot.slack.posting import api_error, post
 from bot.slack.services import SlackServices
-from indexer.errors import HwbotError
+from common.errors import HwbotError
 
 __all__ = ["SlashCommand", "COMMAND", "HELP_TEXT", "parse_command"]
 

@@ -10,14 +10,16 @@ machine has two cores anyway).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from knowledge.models import Answer, Recommendation
-from knowledge.profile import WorkloadProfile
+from knowledge.qa.models import Answer
+from knowledge.recommend.models import Recommendation
+from knowledge.recommend.profile import WorkloadProfile
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.qa import QAEngine
+    from knowledge.qa.engine import QAEngine
 
 __all__ = ["SlackCore", "EngineCore"]
 
@@ -29,13 +31,13 @@ class SlackCore(Protocol):
 
 
 def _default_recommend(profile: WorkloadProfile) -> Recommendation:
-    from knowledge.scoring import recommend
+    from knowledge.recommend.scoring import recommend
 
     return recommend(profile)
 
 
 class EngineCore:
-    """:class:`SlackCore` over a real ``QAEngine`` and ``knowledge.scoring.recommend``."""
+    """:class:`SlackCore` over a real ``QAEngine`` and ``knowledge.recommend.scoring.recommend``."""
 
     def __init__(
         self,

@@ -19,13 +19,13 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from indexer.errors import ConfigError
-from knowledge.models import Answer
+from common.errors import ConfigError
+from knowledge.qa.models import Answer
 
 __all__ = ["FeedbackStore", "FeedbackRecord", "StoredAnswer"]
 
@@ -55,7 +55,7 @@ CREATE INDEX IF NOT EXISTS answers_created ON answers (created_at);
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class StoredAnswer(BaseModel):

@@ -24,7 +24,7 @@ from bot.slack.mrkdwn import escape
 from bot.slack.posting import api_error, post
 from bot.slack.recommend_blocks import recommendation_message
 from bot.slack.services import SlackServices
-from indexer.errors import HwbotError
+from common.errors import HwbotError
 
 __all__ = ["FeedbackButtons", "IntakeSubmission"]
 
@@ -104,7 +104,7 @@ class IntakeSubmission:
         try:
             rec = self.services.core.recommend(profile)
             message = recommendation_message(rec, profile, self.services.questionnaire)
-            outcome = rec.recommendation
+            outcome: str = rec.recommendation
         except HwbotError as exc:
             message = text_message(f"Sorry, I could not score that profile: {exc.one_line()}")
             outcome = "error"

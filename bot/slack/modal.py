@@ -23,9 +23,9 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.questions import Question, Questionnaire, load_questions
-from indexer.errors import ProfileError
-from knowledge.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
+from bot.intake.questions import Question, Questionnaire, load_questionnaire
+from common.errors import ProfileError
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
 __all__ = [
     "INTAKE_CALLBACK_ID",
@@ -66,7 +66,7 @@ def _input(question: Question, not_sure: str) -> InputBlock:
 
 def intake_view(channel_id: str | None, questionnaire: Questionnaire | None = None) -> dict[str, Any]:
     """The modal for ``views.open``; ``channel_id`` rides along in ``private_metadata``."""
-    q = questionnaire or load_questions()
+    q = questionnaire or load_questionnaire()
     intro = SectionBlock(
         text=MarkdownTextObject(
             text=(
@@ -119,7 +119,7 @@ def parse_submission(
 
     All problems are reported at once, one per input, so the person fixes them in one go.
     """
-    q = questionnaire or load_questions()
+    q = questionnaire or load_questionnaire()
     state = view.get("state") if isinstance(view, dict) else None
     values = state.get("values", {}) if isinstance(state, dict) else {}
     if not isinstance(values, dict):

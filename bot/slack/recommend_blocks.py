@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from slack_sdk.models.blocks import Block, DividerBlock, HeaderBlock, PlainTextObject
 
-from bot.questions import Questionnaire, load_questions
+from bot.intake.questions import Questionnaire, load_questionnaire
 from bot.slack.blocks import SECTION_LIMIT, SlackMessage, cap_blocks, context, section
 from bot.slack.mrkdwn import escape
-from knowledge.models import Recommendation
-from knowledge.profile import WorkloadProfile
+from knowledge.recommend.models import VERDICT_LABELS, Recommendation
+from knowledge.recommend.profile import WorkloadProfile
 
 __all__ = ["recommendation_message", "KIND_NAMES"]
 
-KIND_NAMES = {"gpu": "GPU", "tpu": "TPU", "gpu_then_tpu": "GPU now, TPU later"}
+#: The one label per verdict (defined in knowledge.recommend.models).
+KIND_NAMES = VERDICT_LABELS
 
 
 def _pack(title: str, lines: list[str]) -> list[Block]:
@@ -44,7 +45,7 @@ def recommendation_message(
     rec: Recommendation, profile: WorkloadProfile, questionnaire: Questionnaire | None = None
 ) -> SlackMessage:
     """The message sent to the person who filled in the intake modal."""
-    q = questionnaire or load_questions()
+    q = questionnaire or load_questionnaire()
     verdict = KIND_NAMES.get(rec.recommendation, rec.recommendation)
     body: list[Block] = [HeaderBlock(text=PlainTextObject(text=f"Recommendation: {verdict}"))]
     scores = " · ".join(f"{escape(KIND_NAMES.get(k, k))} {v:g}" for k, v in rec.scores.items())

@@ -25,7 +25,7 @@ from bot.slack.posting import api_error
 from bot.slack.server import SlackHttpServer
 from bot.slack.services import SlackServices
 from bot.slack.settings import SlackSettings, load_settings
-from indexer.errors import ConfigError, HwbotError
+from common.errors import ConfigError, HwbotError
 
 if TYPE_CHECKING:  # pragma: no cover
     from slack_bolt.adapter.socket_mode import SocketModeHandler

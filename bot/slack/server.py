@@ -76,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         except UnicodeDecodeError:
             self._reply(400, "body must be UTF-8", {"Content-Type": "text/plain"})
             return
-        headers = {k.lower(): self.headers.get_all(k) or [] for k in self.headers.keys()}
+        headers = {k.lower(): self.headers.get_all(k) or [] for k in self.headers}
         stamp = (headers.get("x-slack-request-timestamp") or ["0"])[0]
         if not stamp.strip().isdigit():
             # slack_sdk's verifier would raise on int() and Bolt would answer 500; it is simply unsigned.

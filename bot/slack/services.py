@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.questions import Questionnaire, load_questions
+from bot.intake.questions import Questionnaire, load_questionnaire
 from bot.slack.core import SlackCore
 from bot.slack.dedupe import DedupeStore
 from bot.slack.feedback import FeedbackStore
@@ -23,4 +23,4 @@ class SlackServices:
     feedback: FeedbackStore
     dedupe: DedupeStore = field(default_factory=DedupeStore)
     threads: ThreadMemory = field(default_factory=ThreadMemory)
-    questionnaire: Questionnaire = field(default_factory=load_questions)
+    questionnaire: Questionnaire = field(default_factory=load_questionnaire)

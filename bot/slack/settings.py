@@ -2,12 +2,11 @@
 
 Tokens are held as :class:`pydantic.SecretStr`, so a stray ``repr()``, f-string or
 validation error can never print them. Every problem becomes a one-line
-:class:`~indexer.errors.ConfigError` that names the variable, never its value.
+:class:`~common.errors.ConfigError` that names the variable, never its value.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -15,18 +14,13 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from indexer.errors import ConfigError
+from common.errors import ConfigError
+from common.settings import default_feedback_db
 
-__all__ = ["SlackSettings", "load_settings", "default_feedback_db", "SLACK_API_URL", "is_dm_channel"]
+__all__ = ["SlackSettings", "load_settings", "SLACK_API_URL", "is_dm_channel"]
 
 #: Slack's own Web API; tests point ``HWBOT_SLACK_API_URL`` at a loopback fake instead.
 SLACK_API_URL = "https://slack.com/api/"
-
-
-def default_feedback_db() -> Path:
-    """Per-user data location: feedback outlives the index cache, so it is not stored next to it."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "hwbot" / "feedback.sqlite3"
 
 
 def is_dm_channel(channel_id: str) -> bool:

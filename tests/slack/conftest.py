@@ -26,8 +26,8 @@ from bot.slack.feedback import FeedbackStore
 from bot.slack.server import SlackHttpServer
 from bot.slack.services import SlackServices
 from bot.slack.settings import SlackSettings
-from tests.slack.fake_slack import FakeSlackApi
-from tests.slack.slack_requests import SlackSender
+from tests.harness.fake_slack import FakeSlackApi
+from tests.harness.slack_requests import SlackSender
 
 #: Made-up credentials, shaped like real ones so the redaction patterns are exercised.
 BOT_TOKEN = "xoxb-1111111111-2222222222-hwbotTESTbotTOKENvalue"

@@ -6,9 +6,9 @@ import re
 
 from bot.slack.blocks import ACTION_HELPFUL, ACTION_NOT_HELPFUL, FEEDBACK_BLOCK_ID
 from bot.slack.mrkdwn import escape
+from tests.harness.fake_slack import BOT_USER_ID
+from tests.harness.slack_requests import mention, message
 from tests.slack.conftest import RunningBot, block_texts, blocks_of
-from tests.slack.fake_slack import BOT_USER_ID
-from tests.slack.slack_requests import mention, message
 
 LABEL = re.compile(r"\[file_gpu\d{3}:c\d{4}\] \S+\.md p\d+-\d+")
 QUESTION = "When is a TPU a better choice than a GPU?"
@@ -67,7 +67,7 @@ def test_follow_up_in_an_answered_thread_needs_no_mention(bot: RunningBot) -> No
     bot.sender.event(follow_up)
     posts = bot.fake.wait_for("chat.postMessage", 2)
     assert posts[1].body["thread_ts"] == first["ts"]
-    assert any("hwbot_sources" == b.get("block_id") for b in blocks_of(posts[1].body))
+    assert any(b.get("block_id") == "hwbot_sources" for b in blocks_of(posts[1].body))
 
     # Chatter elsewhere (top level, or another thread) is not for the bot.
     bot.sender.event(message("lunch anyone?", channel="CGENERAL1"))

@@ -6,15 +6,15 @@ import itertools
 
 import pytest
 
-from bot.questions import load_questions
+from bot.intake.questions import load_questionnaire
 from bot.slack.blocks import FEEDBACK_BLOCK_ID, MAX_BLOCKS, SECTION_LIMIT, answer_message, split_text, thanked_blocks
 from bot.slack.modal import block_id_for, intake_view, parse_submission
 from bot.slack.recommend_blocks import recommendation_message
-from knowledge.models import Answer, Citation
-from knowledge.profile import FIELD_VALUES, parse_profile
-from knowledge.scoring import recommend
+from knowledge.qa.models import Answer, Citation
+from knowledge.recommend.profile import FIELD_VALUES, parse_profile
+from knowledge.recommend.scoring import recommend
+from tests.harness.slack_requests import select_state
 from tests.slack.conftest import block_texts
-from tests.slack.slack_requests import select_state
 
 
 def _citation(n: int) -> Citation:
@@ -96,7 +96,7 @@ def test_recommendations_render_within_limits(answers: dict[str, str]) -> None:
     text = "\n".join(block_texts(msg.blocks))
     assert "What would change this" in text
     for flip in rec.flips:
-        assert load_questions().by_field(flip.field).label_of(flip.value) in text
+        assert load_questionnaire().by_field(flip.field).label_of(flip.value) in text
 
 
 def test_the_modal_fits_slack_limits_and_offers_every_value() -> None:

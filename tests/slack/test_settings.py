@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.slack.settings import SLACK_API_URL, load_settings
-from indexer.errors import ConfigError
+from common.errors import ConfigError
 from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET
 
 VARS = (

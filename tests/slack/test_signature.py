@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from tests.harness.slack_requests import event_envelope, mention
 from tests.slack.conftest import RunningBot
-from tests.slack.slack_requests import event_envelope, mention
 
 
 def _body() -> str:

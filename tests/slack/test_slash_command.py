@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.slack.commands import parse_command
-from knowledge.profile import FIELD_VALUES
+from knowledge.recommend.profile import FIELD_VALUES
+from tests.harness.slack_requests import message
 from tests.slack.conftest import GatedCore, RunningBot, block_texts, blocks_of
-from tests.slack.slack_requests import message
 
 
 def test_help_is_answered_inline_and_privately(bot: RunningBot) -> None:

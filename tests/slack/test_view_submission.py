@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 from bot.slack.recommend_blocks import KIND_NAMES
-from knowledge.profile import FIELD_VALUES, parse_profile
-from knowledge.scoring import recommend
+from knowledge.recommend.profile import FIELD_VALUES, parse_profile
+from knowledge.recommend.scoring import recommend
+from tests.harness.profiles import TPU_FRIENDLY
+from tests.harness.slack_requests import select_state, view_submission
 from tests.slack.conftest import RunningBot, block_texts, blocks_of
-from tests.slack.slack_requests import select_state, view_submission
-from tests.profiles import TPU_FRIENDLY
-
 
 
 def _recommendation_text(bot: RunningBot) -> tuple[dict, str]:

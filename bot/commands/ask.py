@@ -1,0 +1,63 @@
+"""``hwbot ask``: one question, or a batch file of one question per line.
+
+A batch file is validated whole (readable, UTF-8, not empty, not too big) before any
+question is answered, so a bad file produces one error line and no partial output.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from common.errors import InputError, UsageError
+from common.textio import read_text_file
+
+__all__ = ["run_ask", "read_batch", "MAX_BATCH_BYTES"]
+
+MAX_BATCH_BYTES = 10_000_000
+
+
+def read_batch(path: Path) -> list[str]:
+    """Questions from a file, one per non-blank line, in order."""
+    text = read_text_file(path, expected="a UTF-8 text file of questions", max_bytes=MAX_BATCH_BYTES)
+    questions = [line.strip() for line in text.splitlines() if line.strip()]
+    if not questions:
+        raise InputError(f"{path}: no questions (the file is empty)")
+    return questions
+
+
+def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
+    from knowledge.qa.hygiene import clean_question
+
+    if batch is not None and question:
+        raise UsageError("give either a QUESTION or --batch FILE, not both")
+    if batch is None:
+        if question is None:
+            raise UsageError("missing QUESTION")
+        clean_question(question)  # an empty question fails here, before the model loads
+        from bot.render import render_answer_text
+        from bot.runtime import get_engine
+
+        answer = get_engine().ask(question)
+        if as_json:
+            print(json.dumps(answer.to_contract(), ensure_ascii=False))
+        else:
+            print(render_answer_text(answer))
+        return
+    if not as_json:
+        raise UsageError("--batch writes JSON lines: add --json")
+    questions = read_batch(batch)
+    from bot.runtime import get_engine
+    from knowledge.qa.abstain import declined_answer
+    from knowledge.qa.hygiene import EmptyQuestionError
+
+    engine = get_engine()
+    out = sys.stdout
+    for q in questions:
+        try:
+            obj = engine.ask(q).to_contract()
+        except EmptyQuestionError:  # a line of only control characters: declined, kept in place
+            obj = declined_answer("").to_contract()
+        out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        out.flush()

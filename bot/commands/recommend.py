@@ -1,0 +1,87 @@
+"""``hwbot recommend``: from a profile file, or from the intake run in the terminal.
+
+With ``--profile FILE`` the file is validated (any problem is one line and exit 2) and
+scored; ``--json`` prints exactly the contract object. Without it the intake runs on
+stdin: interactively with resume (the dialog is stored under the ``terminal`` key, so
+closing the terminal mid-way loses nothing), or, when stdin is piped, as a one-shot
+dialog that never resumes or leaves state behind.
+
+The loop itself is :mod:`bot.intake.session`, shared with the REPL's ``/recommend``.
+Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from bot.render import render_recommendation_text
+from common.errors import EXIT_FAILURE, InputError
+from knowledge.recommend.models import Recommendation
+from knowledge.recommend.profile import load_profile
+from knowledge.recommend.scoring import recommend
+
+__all__ = ["run_recommend", "emit"]
+
+
+def emit(rec: Recommendation, as_json: bool, out: TextIO | None = None) -> None:
+    """Print a recommendation as the contract JSON object or as text."""
+    out = out or sys.stdout
+    if as_json:
+        out.write(json.dumps(rec.to_contract(), ensure_ascii=False) + "\n")
+    else:
+        out.write(render_recommendation_text(rec) + "\n")
+    out.flush()
+
+
+def _reader(stream: TextIO, interactive: bool) -> Callable[[str], str | None]:
+    """A line reader for the terminal; prompts go to ``stream`` so stdout can stay pure JSON."""
+
+    def read(prompt: str) -> str | None:
+        if interactive and stream is sys.stdout:
+            try:
+                return input(prompt)
+            except EOFError:  # Ctrl-D: end the prompt line so the next message starts clean
+                stream.write("\n")
+                return None
+        stream.write(prompt)
+        stream.flush()
+        line = sys.stdin.readline()
+        if not interactive:
+            stream.write("\n" if not line else line if line.endswith("\n") else line + "\n")
+        return line.rstrip("\r\n") if line else None
+
+    return read
+
+
+def run_recommend(profile: Path | None, as_json: bool = False) -> None:
+    """The ``recommend`` command."""
+    if profile is not None:
+        emit(recommend(load_profile(profile)), as_json)
+        return
+    interactive = sys.stdin.isatty()
+    talk = sys.stderr if as_json else sys.stdout
+
+    def write(text: str) -> None:
+        talk.write(text + "\n")
+        talk.flush()
+
+    from bot.intake.session import TERMINAL_KEY, intake_session
+
+    key = TERMINAL_KEY if interactive else f"pipe-{os.getpid()}"
+    result = intake_session(_reader(talk, interactive), write, key, resume=interactive)
+    if result.outcome == "done" and result.recommendation is not None:
+        if not as_json:
+            write("")
+        emit(result.recommendation, as_json)
+        return
+    if result.outcome == "eof" and not interactive:
+        raise InputError(
+            f"input ended after {result.answered} of {result.total} intake answers; "
+            "give one answer per line, or use --profile FILE"
+        )
+    sys.exit(EXIT_FAILURE)

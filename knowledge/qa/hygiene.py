@@ -1,0 +1,43 @@
+"""Cleaning a user's question before anything else sees it.
+
+Questions arrive from Slack, pipes and files: they may hold control characters,
+terminal escapes, megabytes of pasted logs, or nothing at all. The rules are the same
+for every front end, so they live here once.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from common.errors import InputError
+
+__all__ = ["MAX_QUESTION_CHARS", "clean_question", "EmptyQuestionError"]
+
+MAX_QUESTION_CHARS = 2000
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+
+
+class EmptyQuestionError(InputError):
+    """Nothing left to answer after cleaning."""
+
+
+def clean_question(raw: str) -> tuple[str, list[str]]:
+    """Return the cleaned question and notices for the user.
+
+    Control characters and ANSI escapes are stripped, whitespace collapsed, and text
+    over :data:`MAX_QUESTION_CHARS` truncated (with a notice). An empty result raises
+    :class:`EmptyQuestionError` with a gentle prompt.
+    """
+    notices: list[str] = []
+    text = _ANSI.sub(" ", raw)
+    text = "".join(ch if unicodedata.category(ch)[0] != "C" or ch in "\t\n" else " " for ch in text)
+    text = " ".join(text.split())
+    if not text:
+        raise EmptyQuestionError(
+            "the question is empty: type a question about GPUs and TPUs, e.g. 'Why would a TPU sit idle?'"
+        )
+    if len(text) > MAX_QUESTION_CHARS:
+        notices.append(f"Your question was {len(text)} characters; only the first {MAX_QUESTION_CHARS} were used.")
+        text = text[:MAX_QUESTION_CHARS].rstrip()
+    return text, notices

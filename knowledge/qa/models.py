@@ -1,0 +1,60 @@
+"""Answer objects shared by every front end.
+
+The CLI, REPL, Slack app and FAQ batch all render these same objects, and their
+``to_contract()`` methods produce exactly the JSON shapes DESIGN.md promises.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "Citation",
+    "AnswerSentence",
+    "Answer",
+]
+
+SentenceRole = Literal["answer", "gpu", "tpu", "bottom_line", "curated"]
+
+
+class Citation(BaseModel):
+    """One cited chunk. ``label`` is the exact citation label of the contract."""
+
+    label: str
+    chunk_id: str
+    source: str
+    pages: str
+    score: float
+
+
+class AnswerSentence(BaseModel):
+    """A sentence of an extractive answer, verbatim from the chunk it cites."""
+
+    text: str
+    chunk_id: str
+    role: SentenceRole = "answer"
+
+
+class Answer(BaseModel):
+    """An answer (or a refusal) to one question."""
+
+    question: str
+    answer: str
+    declined: bool
+    citations: list[Citation] = Field(default_factory=list)
+    sentences: list[AnswerSentence] = Field(default_factory=list)
+    #: e.g. "question truncated to 2000 characters"; shown by front ends, not part of the contract.
+    notices: list[str] = Field(default_factory=list)
+    #: "hybrid" answers, "curated" FAQ answers or "declined".
+    mode: str = "hybrid"
+
+    def to_contract(self) -> dict:
+        """The ``ask --json`` object: exactly the contract's keys, in order."""
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "declined": self.declined,
+            "citations": [c.model_dump() for c in self.citations],
+        }

@@ -1,0 +1,138 @@
+"""Hybrid retrieval: dense (FAISS, cosine) and BM25 (bm25s) over the same chunks, fused with RRF.
+
+Dense search finds paraphrases ("keep the chip busy" ~ "utilization"); BM25 finds
+exact terms the small model blurs ("Pallas", "tf.data"). Each alone misses what the
+other catches, so both rank the same chunks and Reciprocal Rank Fusion merges them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import bm25s
+import numpy as np
+
+from indexer.store import Store, StoredChunk
+from knowledge.qa.fusion import rrf
+from knowledge.qa.lexical import tokenize
+from knowledge.qa.params import RetrievalParams
+
+__all__ = ["Hit", "Retriever", "Mode", "Evidence"]
+
+Mode = Literal["hybrid", "dense", "bm25"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: StoredChunk
+    dense: float  # cosine of the question and the chunk
+    bm25: float
+    fused: float
+    rank: int
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Signals for abstention.
+
+    ``top_dense`` is the best cosine of the question with any candidate chunk, any
+    sentence of one, or its section heading: a precise question ("What is Pallas?")
+    can match one sentence much better than the whole chunk around it, and a question
+    about a topic ("Where are TPUs strongest?") matches the heading that names it.
+    """
+
+    top_chunk: float
+    top_sentence: float
+    median_dense: float
+    top_bm25: float
+    top_heading: float = -1.0
+
+    @property
+    def top_dense(self) -> float:
+        return max(self.top_chunk, self.top_sentence, self.top_heading)
+
+    @property
+    def margin(self) -> float:
+        return self.top_chunk - self.median_dense
+
+
+class Retriever:
+    """Holds the store's vectors and a BM25 model built once from the same chunks."""
+
+    def __init__(self, store: Store, params: RetrievalParams | None = None) -> None:
+        self.store = store
+        self.params = params or RetrievalParams()
+        self._bm25 = bm25s.BM25()
+        corpus_tokens = [tokenize(c.embed_text) or ["__empty__"] for c in store.chunks]
+        self._bm25.index(corpus_tokens, show_progress=False)
+
+    def _dense(self, qvec: np.ndarray) -> np.ndarray:
+        # While the store holds an exact (flat) index, one matrix product scores every
+        # chunk, which also yields the median the abstention margin needs. Once the corpus
+        # is large enough for an approximate index, that index limits the work to ``depth``.
+        if self.store.manifest.index_type == "flat":
+            return self.store.chunk_vectors @ qvec
+        n = self.store.chunk_vectors.shape[0]
+        depth = min(self.params.depth, n)
+        scores, ids = self.store.index.search(qvec[None, :].astype(np.float32), depth)
+        out = np.full(n, -1.0, dtype=np.float32)
+        out[ids[0][ids[0] >= 0]] = scores[0][ids[0] >= 0]
+        return out
+
+    def _top_sentence(self, qvec: np.ndarray, candidates: list[int]) -> float:
+        """Best sentence cosine within the dense candidates (bounded work at any corpus size)."""
+        best = -1.0
+        for i in candidates:
+            c = self.store.chunks[i]
+            vecs = self.store.sentence_vectors[c.sentence_start : c.sentence_start + len(c.sentences)]
+            if len(vecs):
+                best = max(best, float((vecs @ qvec).max()))
+        return best
+
+    def _top_heading(self, qvec: np.ndarray, candidates: list[int]) -> float:
+        rows = sorted({self.store.chunks[i].heading_row for i in candidates} - {-1})
+        if not rows:
+            return -1.0
+        return float((self.store.heading_vectors[rows] @ qvec).max())
+
+    def _bm25_scores(self, question: str) -> np.ndarray:
+        tokens = tokenize(question)
+        if not tokens:
+            return np.zeros(len(self.store.chunks), dtype=np.float32)
+        return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
+
+    def search(self, question: str, qvec: np.ndarray, *, mode: Mode = "hybrid", k: int | None = None) -> tuple[list[Hit], Evidence]:
+        """Rank chunks for a question; returns the top ``k`` hits and corpus-wide evidence."""
+        k = k or self.params.top_chunks
+        n = len(self.store.chunks)
+        if n == 0:
+            return [], Evidence(0.0, 0.0, 0.0, 0.0, 0.0)
+        dense = self._dense(qvec)
+        lexical = self._bm25_scores(question)
+        depth = min(self.params.depth, n)
+        dense_rank = [int(i) for i in np.argsort(-dense, kind="stable")[:depth]]
+        evidence = Evidence(
+            top_chunk=float(dense.max()),
+            top_sentence=self._top_sentence(qvec, dense_rank),
+            median_dense=float(np.median(dense[dense > -1.0])) if np.any(dense > -1.0) else 0.0,
+            top_bm25=float(lexical.max()),
+            top_heading=self._top_heading(qvec, dense_rank),
+        )
+        bm25_rank = [int(i) for i in np.argsort(-lexical, kind="stable")[:depth] if lexical[i] > 0]
+        if mode == "dense":
+            fused = {i: float(dense[i]) for i in dense_rank}
+        elif mode == "bm25":
+            fused = {i: float(lexical[i]) for i in bm25_rank}
+        else:
+            fused = rrf(
+                [dense_rank, bm25_rank],
+                k=self.params.rrf_k,
+                weights=[self.params.dense_weight, self.params.bm25_weight],
+            )
+        order = sorted(fused, key=lambda i: (-fused[i], i))[:k]
+        hits = [
+            Hit(chunk=self.store.chunks[i], dense=float(dense[i]), bm25=float(lexical[i]), fused=fused[i], rank=r)
+            for r, i in enumerate(order)
+        ]
+        return hits, evidence

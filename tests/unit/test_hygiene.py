@@ -1,0 +1,24 @@
+"""Question hygiene: the same cleaning for every front end."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "\x00\x01\x1b[31m\x1b[0m", "\n\t\n"])
+def test_empty_questions_get_a_gentle_prompt(raw):
+    with pytest.raises(EmptyQuestionError, match="type a question"):
+        clean_question(raw)
+
+
+def test_control_characters_and_escapes_are_stripped():
+    text, notices = clean_question("Why\x00 would\x1b[1m a TPU\u200b sit\r\nidle?\x7f")
+    assert text == "Why would a TPU sit idle?" and notices == []
+
+
+def test_huge_questions_are_truncated_with_a_notice():
+    text, notices = clean_question("x" * (MAX_QUESTION_CHARS * 5))
+    assert len(text) == MAX_QUESTION_CHARS
+    assert notices and str(MAX_QUESTION_CHARS) in notices[0]

@@ -1,0 +1,152 @@
+"""The store: incremental builds, atomic writes, validated loading and clear errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError, SourceError
+from indexer.build import build_index, staleness
+from indexer.store import current_generation, load_store
+
+
+def test_session_index_is_complete(built_index, embedder):
+    store = load_store(built_index)
+    m = store.manifest
+    assert m.model.id == embedder.model_id and m.model.dim == 384
+    assert m.index_type == "flat" and m.metric == "inner_product"
+    assert store.index.ntotal == len(store.chunks) == m.n_chunks
+    assert store.sentence_vectors.shape == (m.n_sentences, 384)
+    assert store.heading_vectors.shape == (m.n_headings, 384) and m.n_headings > 0
+    assert all(0 <= c.heading_row < m.n_headings for c in store.chunks)
+    assert np.allclose(np.linalg.norm(store.chunk_vectors, axis=1), 1.0, atol=1e-4)
+    assert {s.id for s in m.sources} >= {"file_gpu001", "file_gpu002"}
+    assert all(len(s.sha256) == 64 for s in m.sources)
+    store.check_model(embedder.model_id, embedder.dim, embedder.probe())
+
+
+def test_unchanged_rebuild_embeds_nothing(index_copy, sources_dir, embedder):
+    report = build_index(sources_dir, index_copy, embedder, progress=False)
+    assert report.embedded == 0 and report.reused > 0 and not report.changed
+    assert staleness(index_copy, sources_dir) is None
+
+
+def test_changed_source_reembeds_only_what_changed(index_copy, sources_dir, embedder, tmp_path):
+    src = tmp_path / "sources"
+    shutil.copytree(sources_dir, src)
+    before = load_store(index_copy)
+    assert staleness(index_copy, src) is None
+    notes = src / "tpu_decision_criteria.md"
+    notes.write_text(notes.read_text(encoding="utf-8") + "\n## Extra\n\nA new sentence about TPU pods and their interconnect speed.\n", encoding="utf-8")
+    assert staleness(index_copy, src).startswith("sources changed: tpu_decision_criteria.md")
+    report = build_index(src, index_copy, embedder, progress=False)
+    assert report.changed and 0 < report.embedded <= 4  # the new or grown chunk(s) and the new sentence
+    after = load_store(index_copy)
+    old = {c.chunk_id: before.chunk_vectors[c.row] for c in before.chunks if c.source_id == "file_gpu001"}
+    for c in after.chunks:
+        if c.source_id == "file_gpu001":
+            assert np.array_equal(after.chunk_vectors[c.row], old[c.chunk_id])
+
+
+def test_full_rebuild_reembeds_everything(index_copy, sources_dir, embedder):
+    report = build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True)
+    headings = load_store(index_copy).manifest.n_headings
+    assert report.reused == 0 and report.changed
+    assert report.chunks <= report.embedded <= report.chunks + report.sentences + headings
+
+
+def test_bad_source_leaves_the_old_index_untouched(index_copy, sources_dir, embedder, tmp_path):
+    src = tmp_path / "sources"
+    shutil.copytree(sources_dir, src)
+    (src / "broken.md").write_bytes(b"---\nid: x\n---\n\xff\xfe bad bytes")
+    gen_before = current_generation(index_copy)
+    with pytest.raises(SourceError, match="broken.md"):
+        build_index(src, index_copy, embedder, progress=False)
+    assert current_generation(index_copy) == gen_before
+    load_store(index_copy)  # still loads
+
+
+def test_missing_index(tmp_path):
+    with pytest.raises(IndexMissingError) as info:
+        load_store(tmp_path / "nothing")
+    assert "hwbot index" in info.value.one_line()
+
+
+@pytest.mark.parametrize(
+    "victim, action",
+    [
+        ("manifest.json", "garbage"),
+        ("manifest.json", "delete"),
+        ("chunks.jsonl", "truncate"),
+        ("chunk_vectors.npy", "truncate"),
+        ("sentence_vectors.npy", "delete"),
+        ("heading_vectors.npy", "truncate"),
+        ("index.faiss", "garbage"),
+        ("CURRENT", "garbage"),
+    ],
+)
+def test_corrupt_index_gives_rebuild_hint(index_copy, victim, action):
+    gen = current_generation(index_copy)
+    path = index_copy / "CURRENT" if victim == "CURRENT" else gen / victim
+    if action == "delete":
+        path.unlink()
+    elif action == "truncate":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        path.write_bytes(b"not-a-generation/../x" if victim == "CURRENT" else b"\x00garbage")
+    with pytest.raises((IndexCorruptError, IndexMissingError)) as info:
+        load_store(index_copy)
+    line = info.value.one_line()
+    assert "\n" not in line and "hwbot index" in line
+
+
+def _edit_manifest(index_dir, **changes):
+    path = current_generation(index_dir) / "manifest.json"
+    data = json.loads(path.read_text())
+    for dotted, value in changes.items():
+        target = data
+        *head, last = dotted.split(".")
+        for key in head:
+            target = target[key]
+        target[last] = value
+    path.write_text(json.dumps(data))
+
+
+def test_model_id_mismatch(index_copy, embedder):
+    _edit_manifest(index_copy, **{"model.id": "someone/else"})
+    store = load_store(index_copy)
+    with pytest.raises(ModelMismatchError, match="someone/else"):
+        store.check_model(embedder.model_id, embedder.dim, embedder.probe())
+
+
+def test_dim_mismatch_is_detected_at_load(index_copy):
+    _edit_manifest(index_copy, **{"model.dim": 768})
+    with pytest.raises(IndexCorruptError, match="expected"):
+        load_store(index_copy)
+
+
+def test_probe_mismatch_means_another_model(index_copy, embedder):
+    probe = (-embedder.probe()).tolist()
+    _edit_manifest(index_copy, probe=probe)
+    with pytest.raises(ModelMismatchError, match="probe"):
+        load_store(index_copy).check_model(embedder.model_id, embedder.dim, embedder.probe())
+
+
+def test_no_pickle_anywhere(built_index):
+    gen = current_generation(built_index)
+    for name in ("chunk_vectors.npy", "sentence_vectors.npy", "heading_vectors.npy"):
+        np.load(gen / name, allow_pickle=False)
+    for line in (gen / "chunks.jsonl").read_text().splitlines():
+        json.loads(line)
+
+
+def test_old_generations_are_pruned(index_copy, sources_dir, embedder):
+    for _ in range(2):  # the session build plus two more: three generations written
+        build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True)
+    gens = sorted(p.name for p in index_copy.glob("gen-*"))
+    assert len(gens) <= 2 and current_generation(index_copy).name in gens
+    assert not list(index_copy.glob(".tmp-*"))
