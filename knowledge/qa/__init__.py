@@ -1,96 +1,58 @@
 """The question engine: hygiene, hybrid retrieval, curated FAQ matching, extractive answers, abstention.
 
 It never imports ``knowledge.recommend``; callers that need both join them above.
+
+Names load lazily (PEP 562): importing one light module of this package (a type, a
+loader) must not pull in FAISS, BM25 and numpy with the engine.
 """
 
-from knowledge.qa.abstain import (
-    DECLINE_TEXT,
-    declined_answer,
-    should_decline,
-)
-from knowledge.qa.compose import (
-    Candidate,
-    compose,
-    is_tradeoff,
-    join_sentences,
-    side_of,
-)
-from knowledge.qa.curated import (
-    NOTES_PREFIX,
-    CuratedEntry,
-    CuratedMatch,
-    CuratedMatcher,
-    cites_map,
-)
-from knowledge.qa.engine import (
-    QAEngine,
-    ensure_index,
-)
-from knowledge.qa.fusion import (
-    rrf,
-)
-from knowledge.qa.hygiene import (
-    MAX_QUESTION_CHARS,
-    EmptyQuestionError,
-    clean_question,
-)
-from knowledge.qa.lexical import (
-    STOPWORDS,
-    tokenize,
-)
-from knowledge.qa.models import (
-    Answer,
-    AnswerSentence,
-    Citation,
-)
-from knowledge.qa.params import (
-    AbstainParams,
-    AnswerParams,
-    CuratedParams,
-    QAParams,
-    RetrievalParams,
-    load_params,
-)
-from knowledge.qa.retrieval import (
-    Evidence,
-    Hit,
-    Mode,
-    Retriever,
-)
+from __future__ import annotations
 
-__all__ = [
-    "Citation",
-    "AnswerSentence",
-    "Answer",
-    "RetrievalParams",
-    "AnswerParams",
-    "AbstainParams",
-    "CuratedParams",
-    "QAParams",
-    "load_params",
-    "MAX_QUESTION_CHARS",
-    "clean_question",
-    "EmptyQuestionError",
-    "tokenize",
-    "STOPWORDS",
-    "rrf",
-    "Hit",
-    "Retriever",
-    "Mode",
-    "Evidence",
-    "Candidate",
-    "compose",
-    "is_tradeoff",
-    "side_of",
-    "join_sentences",
-    "CuratedEntry",
-    "CuratedMatch",
-    "CuratedMatcher",
-    "cites_map",
-    "NOTES_PREFIX",
-    "should_decline",
-    "declined_answer",
-    "DECLINE_TEXT",
-    "QAEngine",
-    "ensure_index",
-]
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    "DECLINE_TEXT": "knowledge.qa.abstain",
+    "declined_answer": "knowledge.qa.abstain",
+    "should_decline": "knowledge.qa.abstain",
+    "Candidate": "knowledge.qa.compose",
+    "compose": "knowledge.qa.compose",
+    "is_tradeoff": "knowledge.qa.compose",
+    "join_sentences": "knowledge.qa.compose",
+    "side_of": "knowledge.qa.compose",
+    "NOTES_PREFIX": "knowledge.qa.curated",
+    "CuratedEntry": "knowledge.qa.curated",
+    "CuratedMatch": "knowledge.qa.curated",
+    "CuratedMatcher": "knowledge.qa.curated",
+    "cites_map": "knowledge.qa.curated",
+    "QAEngine": "knowledge.qa.engine",
+    "ensure_index": "knowledge.qa.engine",
+    "rrf": "knowledge.qa.fusion",
+    "MAX_QUESTION_CHARS": "knowledge.qa.hygiene",
+    "EmptyQuestionError": "knowledge.qa.hygiene",
+    "clean_question": "knowledge.qa.hygiene",
+    "STOPWORDS": "knowledge.qa.lexical",
+    "tokenize": "knowledge.qa.lexical",
+    "Answer": "knowledge.qa.models",
+    "AnswerSentence": "knowledge.qa.models",
+    "Citation": "knowledge.qa.models",
+    "AbstainParams": "knowledge.qa.params",
+    "AnswerParams": "knowledge.qa.params",
+    "CuratedParams": "knowledge.qa.params",
+    "QAParams": "knowledge.qa.params",
+    "RetrievalParams": "knowledge.qa.params",
+    "load_params": "knowledge.qa.params",
+    "Evidence": "knowledge.qa.retrieval",
+    "Hit": "knowledge.qa.retrieval",
+    "Mode": "knowledge.qa.retrieval",
+    "Retriever": "knowledge.qa.retrieval",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

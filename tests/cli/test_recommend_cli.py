@@ -78,16 +78,20 @@ def test_text_output_shows_reasons_caveats_and_flips(tmp_path: Path, env: dict[s
     ("content", "must_contain"),
     [
         ("{not json", ["invalid JSON at line 1"]),
-        (json.dumps({"stage": "prod-ish"}), ["'stage'", "'prod-ish'", "exploration, stabilizing, production, unknown"]),
-        (json.dumps({"cloud": "azure"}), ["'cloud'", "google_cloud, other_single_cloud, multi_cloud, on_prem, unknown"]),
-        (json.dumps({"gpu_count": "8"}), ["unknown field 'gpu_count'", "allowed fields: stage, architecture_changes"]),
-        (json.dumps({"scale": 8}), ["'scale'", "single_device, multi_device, massive, unknown"]),
+        (json.dumps({"stage": "prod-ish"}), ["stage: 'prod-ish' is not allowed", "exploration, stabilizing, production, unknown"]),
+        (json.dumps({"cloud": "azure"}), ["cloud: 'azure'", "google_cloud, other_single_cloud, multi_cloud, on_prem, unknown"]),
+        (json.dumps({"gpu_count": "8"}), ["gpu_count: unknown field", "known fields: architecture_changes, cloud"]),
+        (json.dumps({"scale": 8}), ["scale: 8 is not allowed", "single_device, multi_device, massive, unknown"]),
+        (
+            json.dumps({"stage": "sometime-soon", "scale": 7, "bogus": 1}),
+            ["stage: 'sometime-soon' is not allowed", "scale: 7 is not allowed", "bogus: unknown field"],
+        ),
         (json.dumps(["stage", "production"]), ["expected a JSON object"]),
         ("", ["empty file"]),
         (b"\xff\xfe\x00bad", ["looks binary"]),
         ("{\"stage\": \"caf\xe9\"}".encode("latin-1"), ["not UTF-8", "line 1"]),
     ],
-    ids=["invalid-json", "wrong-value", "wrong-cloud", "unknown-field", "not-a-string", "not-an-object", "empty", "binary", "latin-1"],
+    ids=["invalid-json", "wrong-value", "wrong-cloud", "unknown-field", "not-a-string", "three-wrong-fields", "not-an-object", "empty", "binary", "latin-1"],
 )
 def test_bad_profile_exits_2_with_one_line(tmp_path: Path, env: dict[str, str], content: str | bytes, must_contain: list[str]) -> None:
     path = write(tmp_path, "bad.json", content)
@@ -105,8 +109,8 @@ def test_bad_profile_in_text_mode_is_the_same_one_line(tmp_path: Path, env: dict
     proc = hwbot(env, "recommend", "--profile", str(write(tmp_path, "bad.json", '{"workload": "gaming"}')))
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
-        f"Error: {tmp_path / 'bad.json'}: field 'workload' has value 'gaming'; "
-        "allowed values: training, inference, both, unknown (Try 'hwbot recommend --help')"
+        f"Error: {tmp_path / 'bad.json'}: workload: 'gaming' is not allowed "
+        "(allowed: training, inference, both, unknown) (Try 'hwbot recommend --help')"
     ]
 
 
