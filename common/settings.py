@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
 from typing import Any
 
 from pydantic import Field, field_validator

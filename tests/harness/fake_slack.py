@@ -75,12 +75,16 @@ class FakeSlackApi:
         self._calls: list[Call] = []
         self._cond = threading.Condition()
         self._failures: dict[str, list[_Failure]] = {}
+        self._delays: dict[str, list[float]] = {}
+        #: Every message posted, per channel, as Slack would return it from conversations.history.
+        self.messages: dict[str, list[dict[str, Any]]] = {}
         self._ts = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._ws: socket.socket | None = None
         self._ws_lock = threading.Lock()
         self.socket_acks: list[dict[str, Any]] = []
+        self._arrived: dict[str, int] = {}
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -147,6 +151,21 @@ class FakeSlackApi:
             self._failures.setdefault(method, []).extend(
                 _Failure(status, {"ok": False, "error": error}, headers) for _ in range(times)
             )
+
+    def delay_next(self, method: str, seconds: float, *, times: int = 1) -> None:
+        """Hold the next ``times`` calls of ``method`` for ``seconds`` before answering (to crash a worker mid-work)."""
+        with self._cond:
+            self._delays.setdefault(method, []).extend([seconds] * times)
+
+    def wait_arrived(self, method: str, count: int = 1, *, timeout: float = 60.0) -> None:
+        """Block until ``count`` calls of ``method`` *arrived* (even if still being held by :meth:`delay_next`)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._arrived.get(method, 0) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting for {count} x {method} to arrive")
+                self._cond.wait(left)
 
     def calls(self, method: str | None = None, *, ok_only: bool = False) -> list[Call]:
         with self._cond:
@@ -264,6 +283,13 @@ class FakeSlackApi:
             status, payload = 200, dict[str, Any](ok=True)
         elif path.startswith("/api/"):
             method = path[len("/api/") :]
+            with self._cond:
+                self._arrived[method] = self._arrived.get(method, 0) + 1
+                self._cond.notify_all()
+                delays = self._delays.get(method)
+                delay = delays.pop(0) if delays else 0.0
+            if delay:
+                time.sleep(delay)
             status, payload, extra = self._answer(method, body, headers)
         else:
             method, status, payload, extra = path, 404, {"ok": False, "error": "unknown_method"}, {}
@@ -278,6 +304,25 @@ class FakeSlackApi:
         req.send_header("Content-Length", str(len(data)))
         req.end_headers()
         req.wfile.write(data)
+
+    def _conversation(self, method: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Posted messages like Slack returns them: a thread's replies, or history after ``oldest``.
+
+        Metadata is returned only with ``include_all_metadata``, as Slack does.
+        """
+        channel = str(body.get("channel"))
+        with self._cond:
+            stored = [dict(m) for m in self.messages.get(channel, [])]
+        if method == "conversations.replies":
+            root = str(body.get("ts"))
+            found = [m for m in stored if m.get("thread_ts") == root or m["ts"] == root]
+        else:
+            oldest = float(body.get("oldest") or 0)
+            found = [m for m in stored if float(m["ts"]) > oldest]
+        if not _truthy(body.get("include_all_metadata")):
+            for m in found:
+                m.pop("metadata", None)
+        return found
 
     def _answer(self, method: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._cond:
@@ -305,8 +350,22 @@ class FakeSlackApi:
             }, {}
         if method == "chat.postMessage":
             ts = f"1700000000.{next(self._ts):06d}"
-            channel = body.get("channel")
+            channel = str(body.get("channel"))
+            stored: dict[str, Any] = {"type": "message", "ts": ts, "text": body.get("text"), "bot_id": BOT_ID, "user": BOT_USER_ID}
+            if body.get("thread_ts"):
+                stored["thread_ts"] = body["thread_ts"]
+            if isinstance(body.get("metadata"), dict):
+                stored["metadata"] = body["metadata"]
+            with self._cond:
+                self.messages.setdefault(channel, []).append(stored)
             return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"ts": ts, "text": body.get("text")}}, {}
+        if method in ("conversations.replies", "conversations.history"):
+            return 200, {"ok": True, "messages": self._conversation(method, body), "has_more": False}, {}
+        if method == "chat.getPermalink":
+            ts = str(body.get("message_ts") or "").replace(".", "")
+            return 200, {"ok": True, "channel": body.get("channel"), "permalink": f"https://hwbot-test.example/archives/{body.get('channel')}/p{ts}"}, {}
+        if method.startswith("assistant.threads."):
+            return 200, {"ok": True}, {}
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
         if method == "chat.update":
@@ -316,6 +375,10 @@ class FakeSlackApi:
         if method in ("reactions.add", "reactions.remove", "api.test"):
             return 200, {"ok": True}, {}
         return 200, {"ok": False, "error": "unknown_method"}, {}
+
+
+def _truthy(value: Any) -> bool:
+    return value in (True, 1, "1", "true", "True")
 
 
 _WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
