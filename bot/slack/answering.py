@@ -180,6 +180,8 @@ class MessageEvents:
             if steal_from is not None:  # already answered (or being answered) by a live worker
                 self.pending.finish(job.event_id)
                 remove_reaction(client, job.channel, job.ts)
+            elif self.runtime.dedupe.is_done(job.keys):
+                self.pending.finish_if_mine(job.event_id)  # a late redelivery re-recorded finished work
             return
         if steal_from is None and job.event_id:
             self.pending.adopt(job.event_id)
@@ -188,6 +190,8 @@ class MessageEvents:
             self._deliver(job, claim, client, template_message(EMPTY_QUESTION_HINT, "Ask me about choosing AI hardware."))
             return
         if steal_from is not None and self._already_answered(job, client):
+            if job.reply_thread:
+                self.runtime.threads.remember(job.channel, job.reply_thread)
             claim.done()
             self.pending.finish(job.event_id)
             remove_reaction(client, job.channel, job.ts)
@@ -226,7 +230,13 @@ class MessageEvents:
         return message, summary
 
     def _deliver(self, job: Job, claim: Claim, client: WebClient, message: SlackMessage) -> bool:
-        """Post once; settle the claim and the pending record either way."""
+        """Post once; settle the claim and the pending record either way.
+
+        The thread is remembered first: a crash right after the post must not leave a
+        follow-up unanswered.
+        """
+        if job.reply_thread:
+            self.runtime.threads.remember(job.channel, job.reply_thread)
         try:
             post(client, job.channel, message, thread_ts=job.reply_thread,
                  metadata=answer_metadata(job.event_id, job.channel, job.ts))
@@ -236,8 +246,6 @@ class MessageEvents:
             self.pending.finish(job.event_id)
             log.warning("could not post the answer to a %s in %s: %s", job.kind, job.channel, api_error(exc))
             return False
-        if job.reply_thread:
-            self.runtime.threads.remember(job.channel, job.reply_thread)
         claim.done()
         self.pending.finish(job.event_id)
         return True

@@ -113,6 +113,12 @@ class PendingWork:
         if event_id:
             self.state.delete(_PENDING, event_id)
 
+    def finish_if_mine(self, event_id: str | None) -> None:
+        """Drop a record this worker wrote for a delivery that turned out to be a duplicate of finished work."""
+        if event_id:
+            self.state.update(_PENDING, event_id, lambda raw: None if raw and json.loads(raw).get("owner") == self.worker_id else raw,
+                              ttl=PENDING_TTL)
+
     def get(self, event_id: str) -> PendingRecord | None:
         raw = self.state.get(_PENDING, event_id)
         return json.loads(raw) if raw else None

@@ -276,6 +276,9 @@ class FakeSlackApi:
         length = int(req.headers.get("Content-Length") or 0)
         raw = req.rfile.read(length) if length else b""
         body = _parse_body(raw, req.headers.get("Content-Type") or "")
+        query = req.path.partition("?")[2]
+        if query:  # slack_sdk sends read methods (conversations.replies/history) as GET with a query string
+            body.update({k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()})
         headers = {k.lower(): v for k, v in req.headers.items()}
         if path.startswith("/webhook/"):
             method = "response_url"

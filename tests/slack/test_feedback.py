@@ -100,3 +100,64 @@ def test_a_click_on_an_unknown_answer_stores_nothing(bot: RunningBot) -> None:
     assert "too old" in body["text"]
     assert bot.runtime.feedback.votes() == []
     assert bot.fake.calls("chat.update") == []
+
+
+def test_not_helpful_opens_the_reason_modal_and_the_reason_is_stored_and_reported(bot: RunningBot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    from bot.slack.modal import FEEDBACK_CALLBACK_ID
+    from tests.harness.workers import HWBOT
+
+    message, answer_id, _ = _answered(bot)
+    bot.sender.interactive(block_action(action_id=ACTION_NOT_HELPFUL, value=answer_id, channel="CGENERAL1", message=message))
+    view = bot.fake.wait_for("views.open")[0].body["view"]
+    assert view["callback_id"] == FEEDBACK_CALLBACK_ID
+    options = [o["value"] for o in view["blocks"][0]["element"]["options"]]
+    assert options == ["wrong", "not_covered", "outdated", "other"]
+    submitted = {
+        "type": "view_submission", "team": {"id": "THWTEAM1"}, "user": {"id": "UASKER01", "team_id": "THWTEAM1"},
+        "view": {"id": "V2", "type": "modal", "callback_id": FEEDBACK_CALLBACK_ID, "private_metadata": view["private_metadata"],
+                 "state": {"values": {
+                     "fb_reason": {"reason": {"type": "radio_buttons", "selected_option": {"value": "outdated"}}},
+                     "fb_comment": {"comment": {"type": "plain_text_input", "value": "TPU v5 is out <!channel>"}}}}},
+    }
+    assert bot.sender.interactive(submitted).status == 200
+    bot.wait_idle()
+    (vote,) = bot.runtime.feedback.votes()
+    assert vote.helpful is False and vote.reason == "outdated" and vote.comment == "TPU v5 is out <!channel>"
+
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "HWBOT_REDIS_URL"}
+    env["HWBOT_FEEDBACK_DB"] = str(bot.runtime.settings.feedback_db)
+    out = subprocess.run([HWBOT, "feedback", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    (entry,) = report["down_voted"]
+    assert entry["question"] == QUESTION and entry["reasons"] == {"outdated": 1} and entry["comments"] == ["TPU v5 is out <!channel>"]
+    markdown = subprocess.run([HWBOT, "feedback", "--since", "2000-01-01"], env=env, capture_output=True, text=True, timeout=60)
+    assert QUESTION in markdown.stdout and "outdated ×1" in markdown.stdout
+    bad = subprocess.run([HWBOT, "feedback", "--since", "yesterday"], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_a_declined_answer_offers_ask_the_experts_which_posts_once_with_a_link_back(start_bot) -> None:  # type: ignore[no-untyped-def]
+    from bot.slack.blocks import ACTION_ESCALATE
+
+    bot = start_bot(escalation="CEXPERTS1")
+    bot.sender.event(mention("What is the best pizza topping in Naples?"))
+    post = bot.fake.wait_for("chat.postMessage")[0]
+    actions = next(b for b in blocks_of(post.body) if b.get("block_id") == FEEDBACK_BLOCK_ID)
+    escalate = [e for e in actions["elements"] if e["action_id"] == ACTION_ESCALATE]
+    assert escalate, "a declined answer offers the experts"
+    echoed = {"type": "message", "ts": post.response["ts"], "blocks": blocks_of(post.body)}
+    hook = bot.fake.webhook_url("esc")
+    click = block_action(action_id=ACTION_ESCALATE, value=escalate[0]["value"], channel="CGENERAL1", message=echoed, response_url=hook)
+    bot.sender.interactive(click)
+    bot.sender.interactive(click)  # a second click does not post twice
+    bot.fake.wait_for("response_url", 2)
+    bot.wait_idle()
+    posts = [c.body for c in bot.fake.calls("chat.postMessage", ok_only=True) if c.body["channel"] == "CEXPERTS1"]
+    assert len(posts) == 1
+    text = "\n".join(block_texts(posts[0]["blocks"]))
+    assert "pizza topping" in text and "https://hwbot-test.example/archives/CGENERAL1/p" in text
