@@ -19,6 +19,7 @@ from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, R
 
 from bot.slack.answering import MessageEvents
 from bot.slack.assistant import register_assistant
+from bot.slack.card import CardActions
 from bot.slack.commands import SlashCommand
 from bot.slack.durable import Heartbeat, RecoveryLoop
 from bot.slack.interactions import FeedbackButtons, IntakeSubmission
@@ -162,6 +163,7 @@ def build_worker(
     SlashCommand(runtime).register(app)
     FeedbackButtons(runtime).register(app)
     IntakeSubmission(runtime).register(app)
+    CardActions(runtime).register(app)
     register_assistant(app, runtime, events)
     return SlackWorker(app, runtime, events, pool)
 

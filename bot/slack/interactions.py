@@ -37,11 +37,11 @@ from bot.slack.blocks import (
     text_message,
     thanks_line,
 )
+from bot.slack.card import card_message
 from bot.slack.feedback import REASONS, FeedbackRecord, Reason, StoredAnswer
 from bot.slack.modal import FEEDBACK_CALLBACK_ID, INTAKE_CALLBACK_ID, feedback_view, parse_feedback, parse_submission
 from bot.slack.mrkdwn import escape
 from bot.slack.posting import api_error, post, respond_via
-from bot.slack.recommend_blocks import recommendation_message
 from bot.slack.runtime import SlackRuntime
 from common.errors import HwbotError
 from knowledge.qa.models import Answer, Citation
@@ -219,7 +219,7 @@ class IntakeSubmission:
             return
         try:
             rec = self.runtime.engine.recommend(profile)
-            message = recommendation_message(rec, profile, self.runtime.questionnaire)
+            message = card_message(self.runtime, profile, rec)
             outcome: str = rec.recommendation
         except HwbotError as exc:
             message = text_message(f"Sorry, I could not score that profile: {exc.one_line()}")

@@ -55,9 +55,15 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _input(question: Question, not_sure: str) -> InputBlock:
+def _options(question: Question, not_sure: str) -> list[Option]:
     options = [Option(value=o.value, text=PlainTextObject(text=_clip(o.label, _OPTION_TEXT_LIMIT))) for o in question.options]
     options.append(Option(value=UNKNOWN, text=PlainTextObject(text=_clip(not_sure, _OPTION_TEXT_LIMIT))))
+    return options
+
+
+def _input(question: Question, not_sure: str, initial: str | None = None) -> InputBlock:
+    options = _options(question, not_sure)
+    chosen = next((o for o in options if o.value == initial), None)
     return InputBlock(
         block_id=block_id_for(question.field),
         label=PlainTextObject(text=question.prompt),
@@ -67,12 +73,20 @@ def _input(question: Question, not_sure: str) -> InputBlock:
             action_id=question.field,
             placeholder=PlainTextObject(text="Choose an answer"),
             options=options,
+            initial_option=chosen,
         ),
     )
 
 
-def intake_view(channel_id: str | None, questionnaire: Questionnaire | None = None) -> dict[str, Any]:
-    """The modal for ``views.open``; ``channel_id`` rides along in ``private_metadata``."""
+def intake_view(
+    channel_id: str | None, questionnaire: Questionnaire | None = None, initial: WorkloadProfile | None = None
+) -> dict[str, Any]:
+    """The modal for ``views.open``; ``channel_id`` rides along in ``private_metadata``.
+
+    ``initial`` pre-fills the answers (the card's *Refine* button): known values, and
+    "Not sure" for what is unknown.
+    """
+    prefill = initial.model_dump() if initial is not None else {}
     q = questionnaire or load_questionnaire()
     intro = SectionBlock(
         text=MarkdownTextObject(
@@ -91,7 +105,7 @@ def intake_view(channel_id: str | None, questionnaire: Questionnaire | None = No
         submit=PlainTextObject(text="Recommend"),
         close=PlainTextObject(text="Cancel"),
         private_metadata=json.dumps({"channel": channel_id or ""}),
-        blocks=[intro, *(_input(question, q.unknown.label) for question in q.questions)],
+        blocks=[intro, *(_input(question, q.unknown.label, prefill.get(question.field)) for question in q.questions)],
     )
     return view.to_dict()
 
