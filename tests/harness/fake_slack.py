@@ -106,7 +106,12 @@ class FakeSlackApi:
                 else:
                     fake._handle(self)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                # A worker killed mid-call leaves a dead socket behind: that is the test, not an error.
+                return
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -152,10 +157,13 @@ class FakeSlackApi:
                 _Failure(status, {"ok": False, "error": error}, headers) for _ in range(times)
             )
 
-    def delay_next(self, method: str, seconds: float, *, times: int = 1) -> None:
-        """Hold the next ``times`` calls of ``method`` for ``seconds`` before answering (to crash a worker mid-work)."""
+    def delay_next(self, method: str, seconds: float, *, times: int = 1, after: bool = False) -> None:
+        """Hold the next ``times`` calls of ``method`` for ``seconds`` (to crash a worker mid-work).
+
+        ``after=True`` does the call first (a post is stored and recorded) and holds only the response.
+        """
         with self._cond:
-            self._delays.setdefault(method, []).extend([seconds] * times)
+            self._delays.setdefault(method, []).extend([-seconds if after else seconds] * times)
 
     def wait_arrived(self, method: str, count: int = 1, *, timeout: float = 60.0) -> None:
         """Block until ``count`` calls of ``method`` *arrived* (even if still being held by :meth:`delay_next`)."""
@@ -280,6 +288,7 @@ class FakeSlackApi:
         if query:  # slack_sdk sends read methods (conversations.replies/history) as GET with a query string
             body.update({k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()})
         headers = {k.lower(): v for k, v in req.headers.items()}
+        delay = 0.0
         if path.startswith("/webhook/"):
             method = "response_url"
             extra: dict[str, str] = {}
@@ -291,7 +300,7 @@ class FakeSlackApi:
                 self._cond.notify_all()
                 delays = self._delays.get(method)
                 delay = delays.pop(0) if delays else 0.0
-            if delay:
+            if delay > 0:
                 time.sleep(delay)
             status, payload, extra = self._answer(method, body, headers)
         else:
@@ -299,6 +308,8 @@ class FakeSlackApi:
         with self._cond:
             self._calls.append(Call(method, body, headers, status, time.time(), payload))
             self._cond.notify_all()
+        if path.startswith("/api/") and delay < 0:
+            time.sleep(-delay)
         data = json.dumps(payload).encode()
         req.send_response(status)
         req.send_header("Content-Type", "application/json; charset=utf-8")
