@@ -8,7 +8,7 @@ from knowledge.recommend.profile import parse_profile
 from knowledge.recommend.scoring import recommend
 from tests.harness.profiles import TPU_FRIENDLY
 from tests.harness.slack_requests import select_state, view_submission
-from tests.slack.conftest import RunningBot, block_texts, blocks_of
+from tests.slack.conftest import RunningBot, block_texts
 
 
 def _card(bot: RunningBot) -> dict:

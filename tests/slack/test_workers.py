@@ -193,3 +193,17 @@ def test_1100_idle_connections_do_not_stop_a_signed_event_from_being_acked(clust
             sock.close()
     garbage = cluster.a.sender.raw(json.dumps({"type": "event_callback"}), content_type="application/json", sign=False)
     assert garbage.status == 401
+
+
+def test_sigterm_drains_in_flight_work_before_the_worker_exits(cluster: Cluster) -> None:
+    event = mention(QUESTION, channel="CWORKERS6")
+    before = len(cluster.fake.calls("reactions.add"))
+    cluster.fake.delay_next("reactions.add", 3)  # in flight when the stop comes
+    assert cluster.a.sender.event(event).status == 200
+    cluster.fake.wait_arrived("reactions.add", before + 1)
+    assert cluster.a.stop() == 0
+    assert len(cluster.answers_to(event["ts"])) == 1  # answered by the stopping worker itself, before it exited
+    assert "draining" in cluster.a.log()
+    assert f"recovering pending event {event.get('event_id', '')}" not in cluster.b.log()
+    cluster.a = BotProcess(cluster.a.env, SIGNING_SECRET, port=cluster.a.port).start()
+    cluster.a.wait_healthy()
