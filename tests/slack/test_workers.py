@@ -196,14 +196,15 @@ def test_1100_idle_connections_do_not_stop_a_signed_event_from_being_acked(clust
 
 
 def test_sigterm_drains_in_flight_work_before_the_worker_exits(cluster: Cluster) -> None:
-    event = mention(QUESTION, channel="CWORKERS6")
+    envelope = event_envelope(mention(QUESTION, channel="CWORKERS6"))
+    event = envelope["event"]
     before = len(cluster.fake.calls("reactions.add"))
     cluster.fake.delay_next("reactions.add", 3)  # in flight when the stop comes
-    assert cluster.a.sender.event(event).status == 200
+    assert cluster.a.sender.event_envelope_json(envelope).status == 200
     cluster.fake.wait_arrived("reactions.add", before + 1)
     assert cluster.a.stop() == 0
     assert len(cluster.answers_to(event["ts"])) == 1  # answered by the stopping worker itself, before it exited
     assert "draining" in cluster.a.log()
-    assert f"recovering pending event {event.get('event_id', '')}" not in cluster.b.log()
+    assert f"recovering pending event {envelope['event_id']} " not in cluster.b.log()
     cluster.a = BotProcess(cluster.a.env, SIGNING_SECRET, port=cluster.a.port).start()
     cluster.a.wait_healthy()
