@@ -32,6 +32,7 @@ from bot.slack.blocks import (
     ACTION_ESCALATE,
     ACTION_HELPFUL,
     ACTION_NOT_HELPFUL,
+    SlackMessage,
     answer_message,
     echo_text,
     text_message,
@@ -168,9 +169,7 @@ class FeedbackButtons:
         respond_via(body.get("response_url"), text="Sent to the experts. They will reply in this thread.",
                     response_type="ephemeral", replace_original=False)
 
-    def _escalation_message(self, body: dict, client: WebClient, stored: StoredAnswer) -> Any:
-        from bot.slack.blocks import SlackMessage
-
+    def _escalation_message(self, body: dict, client: WebClient, stored: StoredAnswer) -> SlackMessage:
         link = self._permalink(body, client)
         outcome = "declined (the notes do not cover it)" if stored.declined else "marked not helpful"
         blocks: list[dict[str, Any]] = [

@@ -33,6 +33,7 @@ from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
+from gunicorn.workers.gthread import TConn, ThreadWorker
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk.signature import SignatureVerifier
 
@@ -111,13 +112,7 @@ class SlackWsgi:
             return _reply(start_response, "500 Internal Server Error", "internal error")
 
 
-def _thread_worker_base() -> type:
-    from gunicorn.workers.gthread import ThreadWorker
-
-    return ThreadWorker
-
-
-class HwbotThreadWorker(_thread_worker_base()):  # type: ignore[misc]
+class HwbotThreadWorker(ThreadWorker):
     """gunicorn's threaded worker, but a new connection waits on the poller, not in a pool thread.
 
     Uses the worker's own pending-connection queue: a connection is handed to a thread
@@ -125,8 +120,6 @@ class HwbotThreadWorker(_thread_worker_base()):  # type: ignore[misc]
     """
 
     def accept(self, listener: Any) -> None:  # gunicorn's hook name
-        from gunicorn.workers.gthread import TConn
-
         try:
             client_sock, client_addr = listener.accept()
         except OSError:
