@@ -129,6 +129,7 @@ def run_all(only: list[str], *, mode: str, repo: Path) -> Run:
         attempt("latency", "Warm answer latency", latency)
         attempt("coldstart", "Cold start", coldstart)
         attempt("slack", "Slack HTTP ack", slack)
+        attempt("slack", "Slack: two workers", lambda: __import__("bench.slack_workers").slack_workers.run_slack_workers(engine, work / "index", n=10 if mode == "smoke" else 200))
         scale_section = next((s for s in sections if s.key == "scale" and "error" not in s.data), None)
         if scale_section is not None and "engine" in shared:
             from bench.scale import calibration_table

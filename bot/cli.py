@@ -86,11 +86,22 @@ def faq(file: Path, out: Path | None, as_json: bool) -> None:
 @click.option("--http", "http", is_flag=True, help="Serve HTTP (/slack/events) even if SLACK_APP_TOKEN is set.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP port.")
-def slack(http: bool, host: str, port: int) -> None:
-    """Run the Slack app (Socket Mode when SLACK_APP_TOKEN is set, else HTTP)."""
+@click.option("--workers", default=1, show_default=True, type=int, help="HTTP worker processes (they share the state).")
+def slack(http: bool, host: str, port: int, workers: int) -> None:
+    """Run the Slack app (Socket Mode when SLACK_APP_TOKEN is set, else HTTP under gunicorn)."""
     from bot.slack.run import run_slack
 
-    run_slack(http=http, host=host, port=port)
+    run_slack(http=http, host=host, port=port, workers=workers)
+
+
+@cli.command()
+@click.option("--since", default=None, help="Only feedback from this date on (YYYY-MM-DD).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of markdown.")
+def feedback(since: str | None, as_json: bool) -> None:
+    """Declined and down-voted questions, with their reasons: the FAQ's gaps."""
+    from bot.commands.feedback import run_feedback
+
+    run_feedback(since=since, as_json=as_json)
 
 
 @cli.command(name="eval")

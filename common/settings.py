@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = ["HwbotSettings", "default_index_dir", "default_state_dir", "default_feedback_db", "shipped_sources_dir"]
@@ -57,3 +58,17 @@ class HwbotSettings(BaseSettings):
     max_batch_bytes: int = Field(default=10_000_000, ge=1000)
     max_docs_bytes: int = Field(default=5_000_000, ge=1000)
     max_profile_bytes: int = Field(default=64_000, ge=100)
+    #: Shared state for several hosts (``redis://host:port/db``); unset means SQLite under ``state_dir``.
+    redis_url: str | None = None
+    #: Key prefix in Redis, so several deployments can share one server.
+    redis_prefix: str = "hwbot:"
+    #: Slack channel id where "Ask the experts" posts; unset hides the button.
+    escalation_channel: str | None = None
+
+    @field_validator("redis_url", "escalation_channel", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        # An exported-but-empty variable means "not configured".
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value.strip() if isinstance(value, str) else value

@@ -9,6 +9,7 @@ client and nowhere else.
 from __future__ import annotations
 
 from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from urllib.error import URLError
 
 from slack_bolt import App
@@ -17,15 +18,27 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
 
 from bot.slack.answering import MessageEvents
+from bot.slack.assistant import register_assistant
+from bot.slack.card import CardActions
 from bot.slack.commands import SlashCommand
+from bot.slack.durable import Heartbeat, RecoveryLoop
 from bot.slack.interactions import FeedbackButtons, IntakeSubmission
 from bot.slack.logs import framework_logger
 from bot.slack.posting import api_error
-from bot.slack.services import SlackServices
+from bot.slack.runtime import SlackRuntime
 from bot.slack.settings import SlackSettings
 from common.errors import ConfigError, HwbotError
 
-__all__ = ["build_web_client", "build_app", "verify_bot_token", "verify_app_token", "RATE_LIMIT_RETRIES"]
+__all__ = [
+    "build_web_client",
+    "build_app",
+    "build_worker",
+    "SlackWorker",
+    "verify_bot_token",
+    "verify_app_token",
+    "token_rejected",
+    "RATE_LIMIT_RETRIES",
+]
 
 #: How many times one Web API call is retried after a 429.
 RATE_LIMIT_RETRIES = 3
@@ -49,15 +62,23 @@ def build_web_client(settings: SlackSettings, *, timeout: int = 30) -> WebClient
     )
 
 
+_TOKEN_HINTS = {
+    "SLACK_BOT_TOKEN": "reinstall the app and copy a fresh Bot User OAuth Token; see docs/slack.md",
+    "SLACK_APP_TOKEN": "generate an app-level token with connections:write and enable Socket Mode; see docs/slack.md",
+}
+
+
+def token_rejected(variable: str, exc: SlackApiError) -> ConfigError:
+    """The one error for a token Slack refused: names the variable and Slack's code, never the token."""
+    return ConfigError(f"{variable} was rejected by the Slack Web API ({api_error(exc)})", hint=_TOKEN_HINTS.get(variable))
+
+
 def verify_bot_token(client: WebClient, settings: SlackSettings) -> dict:
     """``auth.test`` once at start-up, so a bad token is one clear line instead of a failing bot."""
     try:
         response = client.auth_test()
     except SlackApiError as exc:
-        raise ConfigError(
-            f"SLACK_BOT_TOKEN was rejected by the Slack Web API ({api_error(exc)})",
-            hint="reinstall the app and copy a fresh Bot User OAuth Token; see docs/slack.md",
-        ) from None
+        raise token_rejected("SLACK_BOT_TOKEN", exc) from None
     except (TimeoutError, URLError, OSError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise HwbotError(
@@ -74,23 +95,46 @@ def verify_app_token(client: WebClient, settings: SlackSettings) -> None:
     try:
         client.apps_connections_open(app_token=settings.app_token.get_secret_value())
     except SlackApiError as exc:
-        raise ConfigError(
-            f"SLACK_APP_TOKEN was rejected by the Slack Web API ({api_error(exc)})",
-            hint="generate an app-level token with connections:write and enable Socket Mode; see docs/slack.md",
-        ) from None
+        raise token_rejected("SLACK_APP_TOKEN", exc) from None
     except (TimeoutError, URLError, OSError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise HwbotError(f"cannot reach the Slack Web API at {settings.base_url()}: {reason}") from None
 
 
-def build_app(
-    services: SlackServices,
+@dataclass
+class SlackWorker:
+    """One worker's app plus its background duties: the heartbeat, recovery, and a drain on stop."""
+
+    app: App
+    runtime: SlackRuntime
+    events: MessageEvents
+    executor: Executor
+    heartbeat: Heartbeat | None = field(default=None, init=False)
+    recovery: RecoveryLoop | None = field(default=None, init=False)
+
+    def start(self) -> "SlackWorker":
+        """Say this worker is alive, and start finishing dead workers' pending work."""
+        self.heartbeat = Heartbeat(self.runtime.state, self.runtime.worker_id).start()
+        self.recovery = RecoveryLoop(self.events.pending, self.events.recover).start()
+        return self
+
+    def drain(self) -> None:
+        """Finish in-flight work (SIGTERM), then stop the heartbeat: nothing is left pending."""
+        if self.recovery is not None:
+            self.recovery.stop()
+        self.executor.shutdown(wait=True)
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
+
+
+def build_worker(
+    runtime: SlackRuntime,
     *,
     client: WebClient | None = None,
     socket_mode: bool = False,
     executor: Executor | None = None,
-) -> App:
-    """The Bolt :class:`App` with every hwbot listener registered.
+) -> SlackWorker:
+    """The Bolt :class:`App` with every hwbot listener registered, and its background duties.
 
     ``token_verification_enabled=False`` because :func:`verify_bot_token` already ran
     (in ``hwbot slack``); Bolt then calls ``auth.test`` once on the first request to
@@ -99,9 +143,10 @@ def build_app(
     Bolt's 5: a slash command's ack function runs on this pool too, and must not queue
     behind answers that are waiting for the (serialized) engine.
     """
-    settings = services.settings
+    settings = runtime.settings
     web = client or build_web_client(settings)
     secret = settings.signing_secret.get_secret_value() if settings.signing_secret else ""
+    pool = executor or ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="hwbot-slack")
     app = App(
         # Bolt names loggers after the app: not "hwbot", or it would pin our own loggers at WARNING.
         name="hwbot-bolt",
@@ -111,10 +156,24 @@ def build_app(
         token_verification_enabled=False,
         request_verification_enabled=not socket_mode,
         process_before_response=False,
-        listener_executor=executor or ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="hwbot-slack"),
+        listener_executor=pool,
     )
-    MessageEvents(services).register(app)
-    SlashCommand(services).register(app)
-    FeedbackButtons(services).register(app)
-    IntakeSubmission(services).register(app)
-    return app
+    events = MessageEvents(runtime)
+    events.register(app)
+    SlashCommand(runtime).register(app)
+    FeedbackButtons(runtime).register(app)
+    IntakeSubmission(runtime).register(app)
+    CardActions(runtime).register(app)
+    register_assistant(app, runtime, events)
+    return SlackWorker(app, runtime, events, pool)
+
+
+def build_app(
+    runtime: SlackRuntime,
+    *,
+    client: WebClient | None = None,
+    socket_mode: bool = False,
+    executor: Executor | None = None,
+) -> App:
+    """Just the Bolt app of :func:`build_worker` (no heartbeat, no recovery loop)."""
+    return build_worker(runtime, client=client, socket_mode=socket_mode, executor=executor).app

@@ -33,13 +33,18 @@ __all__ = [
     "FEEDBACK_BLOCK_ID",
     "ACTION_HELPFUL",
     "ACTION_NOT_HELPFUL",
+    "ACTION_ESCALATE",
+    "ESCALATE_BLOCK_ID",
+    "escalate_actions",
+    "pack_lines",
+    "echo_text",
     "split_text",
     "md",
     "section",
     "context",
     "answer_message",
     "feedback_actions",
-    "thanked_blocks",
+    "thanks_line",
     "text_message",
     "template_message",
     "cap_blocks",
@@ -57,6 +62,8 @@ QUESTION_ECHO_LIMIT = 300
 FEEDBACK_BLOCK_ID = "hwbot_feedback"
 ACTION_HELPFUL = "hwbot_feedback_helpful"
 ACTION_NOT_HELPFUL = "hwbot_feedback_not_helpful"
+ACTION_ESCALATE = "hwbot_escalate"
+ESCALATE_BLOCK_ID = "hwbot_escalate"
 RECOMMEND_HINT = "For a hardware choice, try `/hwbot recommend`: a few questions, then a cited recommendation."
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
@@ -65,6 +72,8 @@ _ANSWER_LIMIT = SECTION_LIMIT - 100
 #: A short lead-in label at the start of a line ("GPU side:", "Bottom line:"), shown in bold.
 _LEAD_IN = re.compile(r"(?m)^([A-Z][A-Za-z ]{1,24}):(?= )")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+#: Something shaped like a citation label (``[file_gpu001:c0002]``): never echoed as one.
+_CITATION_SHAPE = re.compile(r"\[([^\[\]]*:c\d{4})\]")
 
 
 @dataclass(frozen=True)
@@ -149,20 +158,30 @@ def section(text: str, block_id: str | None = None) -> SectionBlock:
     return SectionBlock(text=md(text), block_id=block_id)
 
 
-def context(lines: Sequence[str], block_id: str | None = None) -> list[ContextBlock]:
-    """Context blocks for already-escaped lines, packed into ≤3,000-character elements."""
-    elements: list[str] = []
-    current = ""
+def pack_lines(lines: Sequence[str], head: str = "", limit: int = SECTION_LIMIT) -> list[str]:
+    """Join already-escaped lines into as few texts of at most ``limit`` characters as possible.
+
+    The one packer behind context blocks and titled sections: a line longer than the
+    limit is cut, and ``head`` (a bold title) starts the first text.
+    """
+    texts: list[str] = []
+    current = head
     for line in lines:
-        line = line[:SECTION_LIMIT]
+        line = line[: limit - 10]
         candidate = f"{current}\n{line}" if current else line
-        if len(candidate) <= SECTION_LIMIT:
+        if len(candidate) <= limit:
             current = candidate
         else:
-            elements.append(current)
+            texts.append(current)
             current = line
     if current:
-        elements.append(current)
+        texts.append(current)
+    return texts
+
+
+def context(lines: Sequence[str], block_id: str | None = None) -> list[ContextBlock]:
+    """Context blocks for already-escaped lines, packed into ≤3,000-character elements."""
+    elements = pack_lines(lines)
     blocks: list[ContextBlock] = []
     for start in range(0, len(elements), CONTEXT_ELEMENTS):
         part = elements[start : start + CONTEXT_ELEMENTS]
@@ -171,8 +190,35 @@ def context(lines: Sequence[str], block_id: str | None = None) -> list[ContextBl
     return blocks
 
 
-def feedback_actions(answer_id: str) -> ActionsBlock:
-    """The Helpful / Not helpful buttons; ``value`` carries the stored answer's id."""
+def echo_text(text: str, limit: int = QUESTION_ECHO_LIMIT) -> str:
+    """Someone's words, made safe to show back: one line, capped, no citation-shaped labels.
+
+    Shown (escaped) in ``plain_text`` elements, so ``*bold*`` stays literal characters;
+    a typed ``[file_gpu001:c0002]`` loses its brackets so it cannot pass for one of our
+    citations.
+    """
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return _CITATION_SHAPE.sub(r"(\1)", flat)
+
+
+def _plain_context(text: str, block_id: str | None = None) -> ContextBlock:
+    return ContextBlock(elements=[PlainTextObject(text=text, emoji=False)], block_id=block_id)
+
+
+def _escalate_button(answer_id: str) -> ButtonElement:
+    return ButtonElement(text=PlainTextObject(text="Ask the experts", emoji=True), action_id=ACTION_ESCALATE, value=answer_id)
+
+
+def escalate_actions(answer_id: str) -> ActionsBlock:
+    """Only the "Ask the experts" button (after a down-vote)."""
+    return ActionsBlock(block_id=ESCALATE_BLOCK_ID, elements=[_escalate_button(answer_id)])
+
+
+def feedback_actions(answer_id: str, *, escalate: bool = False) -> ActionsBlock:
+    """The Helpful / Not helpful buttons (and "Ask the experts"); ``value`` carries the stored answer's id."""
+    extra = [_escalate_button(answer_id)]
     return ActionsBlock(
         block_id=FEEDBACK_BLOCK_ID,
         elements=[
@@ -187,6 +233,7 @@ def feedback_actions(answer_id: str) -> ActionsBlock:
                 action_id=ACTION_NOT_HELPFUL,
                 value=answer_id,
             ),
+            *(extra if escalate else []),
         ],
     )
 
@@ -206,18 +253,24 @@ def _fallback(text: str) -> str:
     return escape(flat)
 
 
-def answer_message(answer: Answer, answer_id: str | None = None, *, echo_question: bool = False) -> SlackMessage:
+def answer_message(
+    answer: Answer,
+    answer_id: str | None = None,
+    *,
+    echo_question: bool = False,
+    escalate: bool = False,
+    thanks: str | None = None,
+) -> SlackMessage:
     """The Slack rendering of an :class:`~knowledge.qa.models.Answer`.
 
     ``echo_question`` repeats the question on top: a slash command's text is not shown
-    to the channel, so its answer must say what was asked.
+    to the channel, so its answer must say what was asked. It is shown as plain text
+    (see :func:`echo_text`). ``escalate`` offers "Ask the experts" on a declined answer.
+    ``thanks`` replaces the buttons with a thank-you line (after a vote).
     """
     body: list[Block] = []
     if echo_question:
-        question = " ".join(answer.question.split())
-        if len(question) > QUESTION_ECHO_LIMIT:
-            question = question[: QUESTION_ECHO_LIMIT - 1] + "…"
-        body.extend(context([f"*Question:* {escape(question)}"]))
+        body.append(_plain_context(f"Question: {escape(echo_text(answer.question))}", block_id="hwbot_question"))
     text = answer.answer.strip()
     if answer.declined:
         declined = text or "The notes do not cover that question, so I will not guess."
@@ -232,8 +285,12 @@ def answer_message(answer: Answer, answer_id: str | None = None, *, echo_questio
     if answer.citations and not answer.declined:
         labels = [f"• {escape(c.label)}" for c in answer.citations]
         tail.extend(context(["*Sources*", *labels], block_id="hwbot_sources"))
-    if answer_id:
-        tail.append(feedback_actions(answer_id))
+    if thanks is not None:
+        tail.append(ContextBlock(block_id=FEEDBACK_BLOCK_ID, elements=[md(thanks)]))
+        if escalate and answer_id:
+            tail.append(escalate_actions(answer_id))
+    elif answer_id:
+        tail.append(feedback_actions(answer_id, escalate=escalate))
     blocks = cap_blocks(body, tail, "_(The answer was cut to fit one Slack message; ask a narrower question.)_")
     fallback = text if text else RECOMMEND_HINT
     return SlackMessage(text=_fallback(fallback), blocks=[b.to_dict() for b in blocks])
@@ -251,21 +308,6 @@ def template_message(mrkdwn: str, fallback: str) -> SlackMessage:
     return SlackMessage(text=fallback, blocks=[b.to_dict() for b in sections[:MAX_BLOCKS]])
 
 
-def thanked_blocks(blocks: Sequence[dict[str, Any]], helpful: bool) -> list[dict[str, Any]]:
-    """The same message with its feedback buttons replaced by a thank-you line."""
+def thanks_line(helpful: bool) -> str:
     verdict = "helpful" if helpful else "not helpful"
-    thanks = ContextBlock(
-        block_id=FEEDBACK_BLOCK_ID,
-        elements=[md(f"Thanks for the feedback: marked *{verdict}*.")],
-    ).to_dict()
-    out: list[dict[str, Any]] = []
-    replaced = False
-    for block in blocks:
-        if block.get("block_id") == FEEDBACK_BLOCK_ID:
-            out.append(thanks)
-            replaced = True
-        else:
-            out.append(dict(block))
-    if not replaced:
-        out.append(thanks)
-    return out[:MAX_BLOCKS]
+    return f"Thanks for the feedback: marked *{verdict}*."

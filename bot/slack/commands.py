@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import logging
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.slack.answering import answer_to_message
 from bot.slack.blocks import template_message, text_message
 from bot.slack.modal import intake_view
 from bot.slack.mrkdwn import to_plain
-from bot.slack.posting import api_error, post
-from bot.slack.services import SlackServices
+from bot.slack.posting import api_error, post, respond_via
+from bot.slack.replies import answer_to_message
+from bot.slack.runtime import SlackRuntime
 from common.errors import HwbotError
 
 __all__ = ["SlashCommand", "COMMAND", "HELP_TEXT", "parse_command"]
@@ -62,67 +62,68 @@ def parse_command(text: str) -> tuple[str, str]:
 class SlashCommand:
     """The ``/hwbot`` listener: an ack function plus one lazy function for answers."""
 
-    def __init__(self, services: SlackServices) -> None:
-        self.services = services
+    def __init__(self, runtime: SlackRuntime) -> None:
+        self.runtime = runtime
 
     def register(self, app: App) -> None:
         app.command(COMMAND)(ack=self.acknowledge, lazy=[self.answer_later])
 
-    def acknowledge(self, ack: Ack, command: dict, client: WebClient, respond: Respond) -> None:
+    def acknowledge(self, ack: Ack, command: dict, client: WebClient) -> None:
         sub, rest = parse_command(str(command.get("text") or ""))
         channel = str(command.get("channel_id") or "")
         if sub == "help":
             message = template_message(HELP_TEXT, "hwbot help")
             ack(text=message.text, blocks=message.blocks, response_type="ephemeral")
             return
-        if not self.services.settings.channel_allowed(channel):
+        if not self.runtime.settings.channel_allowed(channel):
             log.info("refused /hwbot %s in %s: channel not in HWBOT_ALLOWED_CHANNELS", sub, channel)
             ack(text=NOT_ALLOWED, response_type="ephemeral")
             return
         if sub == "recommend":
             ack()
-            self._open_intake(command, client, respond)
+            self._open_intake(command, client)
             return
         if not rest:
             ack(text=USAGE_ASK, response_type="ephemeral")
             return
         ack(text=WORKING, response_type="ephemeral")
 
-    def _open_intake(self, command: dict, client: WebClient, respond: Respond) -> None:
+    def _open_intake(self, command: dict, client: WebClient) -> None:
         channel = str(command.get("channel_id") or "")
         try:
-            client.views_open(trigger_id=command.get("trigger_id"), view=intake_view(channel, self.services.questionnaire))
+            client.views_open(trigger_id=command.get("trigger_id"), view=intake_view(channel, self.runtime.questionnaire))
             log.info("opened the intake modal for a /hwbot recommend in %s", channel)
         except SlackApiError as exc:
             log.warning("views.open failed: %s", api_error(exc))
-            respond(text=f"Sorry, I could not open the form ({api_error(exc)}). Please try again.", response_type="ephemeral")
+            respond_via(command.get("response_url"), text=f"Sorry, I could not open the form ({api_error(exc)}). Please try again.", response_type="ephemeral")
 
-    def answer_later(self, command: dict, client: WebClient, respond: Respond) -> None:
+    def answer_later(self, command: dict, client: WebClient) -> None:
         """Lazy: runs after the ack went out; answers ``ask`` only."""
         sub, question = parse_command(str(command.get("text") or ""))
         channel = str(command.get("channel_id") or "")
-        if sub != "ask" or not question or not self.services.settings.channel_allowed(channel):
+        if sub != "ask" or not question or not self.runtime.settings.channel_allowed(channel):
             return
         try:
-            answer, message = answer_to_message(self.services, question, echo_question=True)
+            answer, message = answer_to_message(self.runtime, question, echo_question=True)
         except HwbotError as exc:
-            respond(text=text_message(f"Sorry, I could not answer that: {exc.one_line()}").text, response_type="ephemeral")
+            respond_via(command.get("response_url"), text=text_message(f"Sorry, I could not answer that: {exc.one_line()}").text, response_type="ephemeral")
             return
         except Exception:
             log.exception("answering /hwbot ask in %s failed", channel)
-            respond(text="Sorry, something went wrong while answering.", response_type="ephemeral")
+            respond_via(command.get("response_url"), text="Sorry, something went wrong while answering.", response_type="ephemeral")
             return
         try:
             posted = post(client, channel, message)
             if posted.get("ts"):
-                self.services.threads.remember(channel, str(posted["ts"]))
+                self.runtime.threads.remember(channel, str(posted["ts"]))
             where = "channel"
         except SlackApiError as exc:
             if api_error(exc) not in _CANNOT_POST:
                 log.warning("could not post a /hwbot answer in %s: %s", channel, api_error(exc))
-                respond(text=f"Sorry, I could not post the answer ({api_error(exc)}).", response_type="ephemeral")
+                respond_via(command.get("response_url"), text=f"Sorry, I could not post the answer ({api_error(exc)}).", response_type="ephemeral")
                 return
-            respond(text=message.text, blocks=message.blocks, response_type="ephemeral", replace_original=False)
+            if not respond_via(command.get("response_url"), text=message.text, blocks=message.blocks, response_type="ephemeral", replace_original=False):
+                return
             where = "response_url"
         log.info(
             "answered /hwbot ask in %s via %s: %d chars, %d citations, declined=%s",

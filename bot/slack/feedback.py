@@ -1,12 +1,18 @@
-"""Helpful / Not helpful votes, stored in SQLite.
+"""Helpful / Not helpful votes, and the answers they are about, in the state store.
 
 A button can only carry 2,000 characters, so each posted answer is stored first
-(question, answer text, citation labels) under a random id, and the buttons carry that
-id. A click then copies the question, answer and citations into a feedback row with a
-*hashed* user id and a timestamp. The hash is salted per database, so votes can be
-counted per person without the file naming anyone. One vote per person per answer: a
-second click changes the vote instead of adding one. Stored answers that nobody rated
-are pruned after ``retention_days``.
+(question, answer text, citation labels, whether it declined) under a random id, and
+the buttons carry that id. A click copies the question, answer and citations into a
+vote with a *hashed* user id and a timestamp, plus, for "not helpful", the reason
+picked in the small modal (wrong, not covered, outdated, other) and free text. The
+hash is salted per store, so votes can be counted per person without the store naming
+anyone. One vote per person per answer: the vote's key is (answer, person), so a second
+click changes it instead of adding one. Stored answers expire after ``retention_days``;
+votes are kept.
+
+By default the store is its own SQLite file (``HWBOT_FEEDBACK_DB``, user data that
+outlives the state dir); with ``HWBOT_REDIS_URL`` it is the shared Redis store, so a
+click on any host finds the answer. ``hwbot feedback`` reads the same store.
 """
 
 from __future__ import annotations
@@ -14,48 +20,35 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import sqlite3
-import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from bot.state import SqliteStateStore, StateStore
 from common.errors import ConfigError
 from knowledge.qa.models import Answer
 
-__all__ = ["FeedbackStore", "FeedbackRecord", "StoredAnswer"]
+__all__ = ["FeedbackStore", "FeedbackRecord", "StoredAnswer", "REASONS", "Reason"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS answers (
-    id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL,
-    question TEXT NOT NULL,
-    answer TEXT NOT NULL,
-    declined INTEGER NOT NULL,
-    citations TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS feedback (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    answer_id TEXT NOT NULL,
-    question TEXT NOT NULL,
-    answer TEXT NOT NULL,
-    citations TEXT NOT NULL,
-    helpful INTEGER NOT NULL,
-    user_hash TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    UNIQUE (answer_id, user_hash)
-);
-CREATE INDEX IF NOT EXISTS answers_created ON answers (created_at);
-"""
+Reason = Literal["wrong", "not_covered", "outdated", "other"]
+#: The "not helpful" reasons, as offered in the modal.
+REASONS: dict[str, str] = {
+    "wrong": "The answer is wrong",
+    "not_covered": "The notes don't cover my question",
+    "outdated": "The answer is outdated",
+    "other": "Something else",
+}
+_ANSWERS = "answer"
+_VOTES = "vote"
+_META = "meta"
+COMMENT_LIMIT = 1000
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class StoredAnswer(BaseModel):
@@ -64,6 +57,7 @@ class StoredAnswer(BaseModel):
     answer: str
     declined: bool
     citations: list[str]
+    created_at: str = ""
 
 
 class FeedbackRecord(BaseModel):
@@ -76,42 +70,26 @@ class FeedbackRecord(BaseModel):
     helpful: bool
     user_hash: str
     created_at: str
+    declined: bool = False
+    reason: Reason | None = None
+    comment: str | None = None
 
 
 class FeedbackStore:
-    """SQLite-backed answers and votes; safe to use from Bolt's worker threads."""
+    """Answers and votes; safe from Bolt's worker threads and from several workers."""
 
-    def __init__(self, path: Path, *, retention_days: int = 30) -> None:
-        self.path = Path(path)
-        self.retention = timedelta(days=retention_days)
-        self._lock = threading.Lock()
-        self._inserts = 0
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._connect() as db:
-                db.executescript(_SCHEMA)
-                row = db.execute("SELECT value FROM meta WHERE key = 'salt'").fetchone()
-                if row is None:
-                    db.execute("INSERT INTO meta (key, value) VALUES ('salt', ?)", (secrets.token_hex(16),))
-        except (OSError, sqlite3.Error) as exc:
-            raise ConfigError(
-                f"cannot open the feedback database {self.path}: {exc}",
-                hint="set HWBOT_FEEDBACK_DB to a writable file path",
-            ) from None
-        self._salt = self._read_salt()
-
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=10)
-        try:
-            with db:  # commit on success, roll back on error
-                yield db
-        finally:
-            db.close()
-
-    def _read_salt(self) -> str:
-        with self._connect() as db:
-            return str(db.execute("SELECT value FROM meta WHERE key = 'salt'").fetchone()[0])
+    def __init__(self, state: StateStore | Path, *, retention_days: int = 30) -> None:
+        if isinstance(state, Path):
+            try:
+                state = SqliteStateStore(state)
+            except ConfigError as exc:
+                raise ConfigError(
+                    f"cannot open the feedback database: {exc.message}", hint="set HWBOT_FEEDBACK_DB to a writable file path"
+                ) from None
+        self.state = state
+        self.retention_seconds = retention_days * 24 * 3600.0
+        self.state.add(_META, "salt", secrets.token_hex(16))
+        self._salt = self.state.get(_META, "salt") or ""
 
     def hash_user(self, team_id: str | None, user_id: str) -> str:
         """A salted SHA-256 of the workspace and user ids: stable per person, not reversible."""
@@ -120,33 +98,44 @@ class FeedbackStore:
 
     def remember(self, answer: Answer) -> str:
         """Store a posted answer; returns the id its feedback buttons carry."""
-        answer_id = uuid.uuid4().hex
-        labels = json.dumps([c.label for c in answer.citations])
-        now = _now()
-        with self._lock, self._connect() as db:
-            db.execute(
-                "INSERT INTO answers (id, created_at, question, answer, declined, citations) VALUES (?, ?, ?, ?, ?, ?)",
-                (answer_id, now.isoformat(timespec="seconds"), answer.question, answer.answer, int(answer.declined), labels),
-            )
-            self._inserts += 1
-            if self._inserts % 100 == 1:
-                cutoff = (now - self.retention).isoformat(timespec="seconds")
-                db.execute(
-                    "DELETE FROM answers WHERE created_at < ? AND id NOT IN (SELECT answer_id FROM feedback)",
-                    (cutoff,),
-                )
-        return answer_id
+        stored = StoredAnswer(
+            id=uuid.uuid4().hex,
+            question=answer.question,
+            answer=answer.answer,
+            declined=answer.declined,
+            citations=[c.label for c in answer.citations],
+            created_at=_now(),
+        )
+        self.state.put(_ANSWERS, stored.id, stored.model_dump_json(), ttl=self.retention_seconds)
+        return stored.id
 
     def answer(self, answer_id: str) -> StoredAnswer | None:
-        with self._connect() as db:
-            row = db.execute(
-                "SELECT id, question, answer, declined, citations FROM answers WHERE id = ?", (answer_id,)
-            ).fetchone()
-        if row is None:
+        raw = self.state.get(_ANSWERS, answer_id)
+        try:
+            return StoredAnswer.model_validate_json(raw) if raw else None
+        except ValidationError:
             return None
-        return StoredAnswer(id=row[0], question=row[1], answer=row[2], declined=bool(row[3]), citations=json.loads(row[4]))
 
-    def record(self, answer_id: str, *, helpful: bool, team_id: str | None, user_id: str) -> FeedbackRecord | None:
+    def answers(self) -> list[StoredAnswer]:
+        """Every stored answer still kept, oldest first (``hwbot feedback`` reads the declined ones)."""
+        out = []
+        for _, raw in self.state.items(_ANSWERS):
+            try:
+                out.append(StoredAnswer.model_validate_json(raw))
+            except ValidationError:
+                continue
+        return sorted(out, key=lambda a: a.created_at)
+
+    def record(
+        self,
+        answer_id: str,
+        *,
+        helpful: bool,
+        team_id: str | None,
+        user_id: str,
+        reason: Reason | None = None,
+        comment: str | None = None,
+    ) -> FeedbackRecord | None:
         """Store (or change) one person's vote on one answer; None if the answer is unknown."""
         stored = self.answer(answer_id)
         if stored is None:
@@ -158,41 +147,20 @@ class FeedbackStore:
             citations=stored.citations,
             helpful=helpful,
             user_hash=self.hash_user(team_id, user_id),
-            created_at=_now().isoformat(timespec="seconds"),
+            created_at=_now(),
+            declined=stored.declined,
+            reason=None if helpful else reason,
+            comment=(comment or "").strip()[:COMMENT_LIMIT] or None if not helpful else None,
         )
-        with self._lock, self._connect() as db:
-            db.execute(
-                """INSERT INTO feedback (answer_id, question, answer, citations, helpful, user_hash, created_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT (answer_id, user_hash) DO UPDATE SET helpful = excluded.helpful,
-                                                                created_at = excluded.created_at""",
-                (
-                    record.answer_id,
-                    record.question,
-                    record.answer,
-                    json.dumps(record.citations),
-                    int(record.helpful),
-                    record.user_hash,
-                    record.created_at,
-                ),
-            )
+        self.state.put(_VOTES, f"{answer_id}:{record.user_hash}", record.model_dump_json())
         return record
 
     def votes(self) -> list[FeedbackRecord]:
         """Every stored vote, oldest first (for reports and tests)."""
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT answer_id, question, answer, citations, helpful, user_hash, created_at FROM feedback ORDER BY id"
-            ).fetchall()
-        return [
-            FeedbackRecord(
-                answer_id=r[0],
-                question=r[1],
-                answer=r[2],
-                citations=json.loads(r[3]),
-                helpful=bool(r[4]),
-                user_hash=r[5],
-                created_at=r[6],
-            )
-            for r in rows
-        ]
+        out = []
+        for _, raw in self.state.items(_VOTES):
+            try:
+                out.append(FeedbackRecord.model_validate(json.loads(raw)))
+            except (ValueError, ValidationError):
+                continue
+        return sorted(out, key=lambda v: v.created_at)

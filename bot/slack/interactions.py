@@ -1,36 +1,59 @@
-"""Interactive payloads: feedback button clicks and the intake modal's submission.
+"""Interactive payloads: feedback clicks, the "what was wrong?" modal, "Ask the experts", the intake modal.
 
 Feedback: the click is acknowledged first, then stored (see :mod:`bot.slack.feedback`)
-and the message is updated to thank the person: ``chat.update`` for a normal message,
-the ``response_url`` for an ephemeral one (``chat.update`` cannot edit those).
+and the message is re-rendered *from the stored answer* with a thank-you line:
+``chat.update`` for a normal message, the ``response_url`` for an ephemeral one. The
+click's own ``message.blocks`` are never sent back: a signed payload may still carry
+blocks nobody at Slack rendered (``<!channel>`` included). A *Not helpful* click also
+opens a small modal asking why (wrong, not covered, outdated, other, free text).
+
+Hand-off: with ``HWBOT_ESCALATION_CHANNEL`` set, a declined or down-voted answer offers
+"Ask the experts", which posts the question to that channel with a link back (once per
+answer).
 
 Intake: the submission is validated inside the ack, because only the ack can keep the
-modal open with ``response_action: errors``. A valid one closes the modal at once and
-a lazy listener scores the profile and sends the recommendation to the person.
+modal open with ``response_action: errors``. A valid one closes the modal at once and a
+lazy listener scores the profile and sends the recommendation to the person.
+
+Every ``response_url`` use goes through :func:`respond_via`, which does nothing when the
+payload has none (an empty one used to make Bolt fail the click after 3 s).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
-from slack_bolt import Ack, App, Respond
+from slack_bolt import Ack, App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from bot.slack.blocks import ACTION_HELPFUL, ACTION_NOT_HELPFUL, text_message, thanked_blocks
-from bot.slack.modal import INTAKE_CALLBACK_ID, parse_submission
+from bot.slack.blocks import (
+    ACTION_ESCALATE,
+    ACTION_HELPFUL,
+    ACTION_NOT_HELPFUL,
+    SlackMessage,
+    answer_message,
+    echo_text,
+    text_message,
+    thanks_line,
+)
+from bot.slack.card import card_message
+from bot.slack.feedback import REASONS, FeedbackRecord, Reason, StoredAnswer
+from bot.slack.modal import FEEDBACK_CALLBACK_ID, INTAKE_CALLBACK_ID, feedback_view, parse_feedback, parse_submission
 from bot.slack.mrkdwn import escape
-from bot.slack.posting import api_error, post
-from bot.slack.recommend_blocks import recommendation_message
-from bot.slack.services import SlackServices
+from bot.slack.posting import api_error, post, respond_via
+from bot.slack.runtime import SlackRuntime
 from common.errors import HwbotError
+from knowledge.qa.models import Answer, Citation
 
-__all__ = ["FeedbackButtons", "IntakeSubmission"]
+__all__ = ["FeedbackButtons", "IntakeSubmission", "stored_to_answer"]
 
 log = logging.getLogger("hwbot.slack.interactions")
 
 TOO_OLD = "Thanks! That answer is too old to rate, but you can ask again."
+_ESCALATED = "escalated"
+_ESCALATION_TTL = 30 * 24 * 3600.0
 
 
 def _get(mapping: Any, *path: str) -> Any:
@@ -41,54 +64,146 @@ def _get(mapping: Any, *path: str) -> Any:
     return mapping
 
 
-class FeedbackButtons:
-    """``Helpful`` / ``Not helpful`` clicks on an answer."""
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
-    def __init__(self, services: SlackServices) -> None:
-        self.services = services
+
+def stored_to_answer(stored: StoredAnswer) -> Answer:
+    """Rebuild the posted answer from what was stored (labels are all a rendering needs)."""
+    citations = [Citation(label=label, chunk_id="", source="", pages="", score=0.0) for label in stored.citations]
+    return Answer(question=stored.question, answer=stored.answer, declined=stored.declined, citations=citations)
+
+
+class FeedbackButtons:
+    """``Helpful`` / ``Not helpful`` clicks, the reason modal, and ``Ask the experts``."""
+
+    def __init__(self, runtime: SlackRuntime) -> None:
+        self.runtime = runtime
 
     def register(self, app: App) -> None:
         app.action(ACTION_HELPFUL)(self.on_click)
         app.action(ACTION_NOT_HELPFUL)(self.on_click)
+        app.action(ACTION_ESCALATE)(self.on_escalate)
+        app.view_submission(FEEDBACK_CALLBACK_ID)(self.on_reason)
 
-    def on_click(self, ack: Ack, body: dict, action: dict, client: WebClient, respond: Respond) -> None:
+    def on_click(self, ack: Ack, body: dict, action: dict, client: WebClient) -> None:
         ack()
         helpful = action.get("action_id") == ACTION_HELPFUL
-        user = _get(body, "user", "id")
-        team = _get(body, "team", "id") or _get(body, "user", "team_id")
-        answer_id = str(action.get("value") or "")
+        user = _str(_get(body, "user", "id"))
+        team = _str(_get(body, "team", "id")) or _str(_get(body, "user", "team_id"))
+        answer_id = _str(action.get("value"))
         if not user or not answer_id:
             return
-        record = self.services.feedback.record(answer_id, helpful=helpful, team_id=team, user_id=str(user))
+        record = self.runtime.feedback.record(answer_id, helpful=helpful, team_id=team, user_id=user)
         if record is None:
-            respond(text=TOO_OLD, response_type="ephemeral", replace_original=False)
+            respond_via(body.get("response_url"), text=TOO_OLD, response_type="ephemeral", replace_original=False)
             return
         log.info("feedback stored for answer %s: helpful=%s", answer_id, helpful)
-        blocks = thanked_blocks(_get(body, "message", "blocks") or [], helpful)
-        fallback = escape(" ".join(record.answer.split())[:300]) or "hwbot answer"
-        container = body.get("container") or {}
+        if not helpful:
+            self._ask_why(body, client, answer_id)
+        self._thank(body, client, answer_id, record)
+
+    def _ask_why(self, body: dict, client: WebClient, answer_id: str) -> None:
+        trigger = _str(body.get("trigger_id"))
+        if not trigger:
+            return
         try:
-            if container.get("is_ephemeral"):
-                respond(text=fallback, blocks=blocks, replace_original=True)
-                return
-            channel = container.get("channel_id") or _get(body, "channel", "id")
-            ts = container.get("message_ts") or _get(body, "message", "ts")
-            client.chat_update(channel=channel, ts=ts, text=fallback, blocks=blocks)
+            client.views_open(trigger_id=trigger, view=feedback_view({"answer_id": answer_id}, REASONS))
+        except SlackApiError as exc:
+            log.warning("could not open the feedback modal: %s", api_error(exc))
+
+    def _thank(self, body: dict, client: WebClient, answer_id: str, record: FeedbackRecord) -> None:
+        stored = self.runtime.feedback.answer(answer_id)
+        if stored is None:
+            return
+        escalate = bool(self.runtime.escalation_channel) and (not record.helpful or stored.declined)
+        message = answer_message(stored_to_answer(stored), answer_id, thanks=thanks_line(record.helpful), escalate=escalate)
+        container: dict = body.get("container") if isinstance(body.get("container"), dict) else {}  # type: ignore[assignment]
+        if container.get("is_ephemeral"):
+            respond_via(body.get("response_url"), text=message.text, blocks=message.blocks, replace_original=True)
+            return
+        channel = _str(container.get("channel_id")) or _str(_get(body, "channel", "id"))
+        ts = _str(container.get("message_ts")) or _str(_get(body, "message", "ts"))
+        if not channel or not ts:
+            return
+        try:
+            client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
         except SlackApiError as exc:
             log.warning("could not update the rated message: %s", api_error(exc))
+
+    def on_reason(self, ack: Ack, body: dict, view: dict) -> None:
+        """The reason modal: store why the answer did not help (the vote itself is already stored)."""
+        ack()
+        reason, comment, meta = parse_feedback(view, REASONS)
+        user = _str(_get(body, "user", "id"))
+        team = _str(_get(body, "team", "id")) or _str(_get(body, "user", "team_id"))
+        answer_id = _str(meta.get("answer_id"))
+        if not user or not answer_id:
+            return
+        self.runtime.feedback.record(
+            answer_id, helpful=False, team_id=team, user_id=user, reason=cast(Reason | None, reason), comment=comment
+        )
+        log.info("feedback reason stored for answer %s: %s", answer_id, reason)
+
+    def on_escalate(self, ack: Ack, body: dict, action: dict, client: WebClient) -> None:
+        ack()
+        channel = self.runtime.escalation_channel
+        answer_id = _str(action.get("value"))
+        stored = self.runtime.feedback.answer(answer_id) if answer_id else None
+        if not channel or stored is None or answer_id is None:
+            respond_via(body.get("response_url"), text=TOO_OLD, response_type="ephemeral", replace_original=False)
+            return
+        if not self.runtime.state.add(_ESCALATED, answer_id, "1", ttl=_ESCALATION_TTL):
+            respond_via(body.get("response_url"), text="The experts already have this question.", response_type="ephemeral",
+                        replace_original=False)
+            return
+        try:
+            post(client, channel, self._escalation_message(body, client, stored))
+        except SlackApiError as exc:
+            self.runtime.state.delete(_ESCALATED, answer_id)
+            log.warning("could not post to the escalation channel: %s", api_error(exc))
+            respond_via(body.get("response_url"), text=f"Sorry, I could not reach the experts ({api_error(exc)}).",
+                        response_type="ephemeral", replace_original=False)
+            return
+        log.info("escalated answer %s to %s", answer_id, channel)
+        respond_via(body.get("response_url"), text="Sent to the experts. They will reply in this thread.",
+                    response_type="ephemeral", replace_original=False)
+
+    def _escalation_message(self, body: dict, client: WebClient, stored: StoredAnswer) -> SlackMessage:
+        link = self._permalink(body, client)
+        outcome = "declined (the notes do not cover it)" if stored.declined else "marked not helpful"
+        blocks: list[dict[str, Any]] = [
+            {"type": "section", "text": {"type": "mrkdwn", "verbatim": True, "text": f"*A question for the experts* ({outcome})"}},
+            {"type": "context", "elements": [{"type": "plain_text", "emoji": False, "text": f"Question: {escape(echo_text(stored.question, 1000))}"}]},
+        ]
+        if link:
+            blocks.append({"type": "section", "text": {"type": "mrkdwn", "verbatim": True, "text": f"<{escape(link)}|Go to the conversation>"}})
+        return SlackMessage(text="A question for the experts", blocks=blocks)
+
+    @staticmethod
+    def _permalink(body: dict, client: WebClient) -> str | None:
+        container: dict = body.get("container") if isinstance(body.get("container"), dict) else {}  # type: ignore[assignment]
+        channel, ts = _str(container.get("channel_id")), _str(container.get("message_ts"))
+        if not channel or not ts:
+            return None
+        try:
+            link = client.chat_getPermalink(channel=channel, message_ts=ts).get("permalink")
+        except SlackApiError:
+            return None
+        return link if isinstance(link, str) and link.startswith("https://") and "|" not in link else None
 
 
 class IntakeSubmission:
     """The ``view_submission`` of the intake modal."""
 
-    def __init__(self, services: SlackServices) -> None:
-        self.services = services
+    def __init__(self, runtime: SlackRuntime) -> None:
+        self.runtime = runtime
 
     def register(self, app: App) -> None:
         app.view_submission(INTAKE_CALLBACK_ID)(ack=self.validate, lazy=[self.recommend_later])
 
     def validate(self, ack: Ack, view: dict) -> None:
-        _, errors = parse_submission(view, self.services.questionnaire)
+        _, errors = parse_submission(view, self.runtime.questionnaire)
         if errors:
             log.info("intake submission refused: %d invalid input(s)", len(errors))
             ack(response_action="errors", errors=errors)
@@ -97,13 +212,13 @@ class IntakeSubmission:
 
     def recommend_later(self, view: dict, body: dict, client: WebClient) -> None:
         """Lazy: score the profile and send the recommendation to the person who submitted."""
-        profile, errors = parse_submission(view, self.services.questionnaire)
-        user = _get(body, "user", "id")
+        profile, errors = parse_submission(view, self.runtime.questionnaire)
+        user = _str(_get(body, "user", "id"))
         if errors or profile is None or not user:
             return
         try:
-            rec = self.services.core.recommend(profile)
-            message = recommendation_message(rec, profile, self.services.questionnaire)
+            rec = self.runtime.engine.recommend(profile)
+            message = card_message(self.runtime, profile, rec)
             outcome: str = rec.recommendation
         except HwbotError as exc:
             message = text_message(f"Sorry, I could not score that profile: {exc.one_line()}")
@@ -113,7 +228,9 @@ class IntakeSubmission:
             message = text_message("Sorry, something went wrong while scoring your answers.")
             outcome = "error"
         try:
-            post(client, str(user), message)
+            post(client, user, message)
             log.info("sent a recommendation (%s) from %d known answers", outcome, len(profile.known()))
         except SlackApiError as exc:
             log.warning("could not send the recommendation: %s", api_error(exc))
+
+

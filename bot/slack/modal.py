@@ -17,7 +17,9 @@ from slack_sdk.models.blocks import (
     InputBlock,
     MarkdownTextObject,
     Option,
+    PlainTextInputElement,
     PlainTextObject,
+    RadioButtonsElement,
     SectionBlock,
     StaticSelectElement,
 )
@@ -32,10 +34,15 @@ __all__ = [
     "block_id_for",
     "intake_view",
     "parse_submission",
-    "metadata_channel",
+    "FEEDBACK_CALLBACK_ID",
+    "feedback_view",
+    "parse_feedback",
 ]
 
 INTAKE_CALLBACK_ID = "hwbot_intake"
+FEEDBACK_CALLBACK_ID = "hwbot_feedback_reason"
+_REASON_BLOCK = "fb_reason"
+_COMMENT_BLOCK = "fb_comment"
 _OPTION_TEXT_LIMIT = 75  # Slack's limit for an option's text
 _ERROR_LIMIT = 150
 
@@ -48,9 +55,15 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _input(question: Question, not_sure: str) -> InputBlock:
+def _options(question: Question, not_sure: str) -> list[Option]:
     options = [Option(value=o.value, text=PlainTextObject(text=_clip(o.label, _OPTION_TEXT_LIMIT))) for o in question.options]
     options.append(Option(value=UNKNOWN, text=PlainTextObject(text=_clip(not_sure, _OPTION_TEXT_LIMIT))))
+    return options
+
+
+def _input(question: Question, not_sure: str, initial: str | None = None) -> InputBlock:
+    options = _options(question, not_sure)
+    chosen = next((o for o in options if o.value == initial), None)
     return InputBlock(
         block_id=block_id_for(question.field),
         label=PlainTextObject(text=question.prompt),
@@ -60,12 +73,20 @@ def _input(question: Question, not_sure: str) -> InputBlock:
             action_id=question.field,
             placeholder=PlainTextObject(text="Choose an answer"),
             options=options,
+            initial_option=chosen,
         ),
     )
 
 
-def intake_view(channel_id: str | None, questionnaire: Questionnaire | None = None) -> dict[str, Any]:
-    """The modal for ``views.open``; ``channel_id`` rides along in ``private_metadata``."""
+def intake_view(
+    channel_id: str | None, questionnaire: Questionnaire | None = None, initial: WorkloadProfile | None = None
+) -> dict[str, Any]:
+    """The modal for ``views.open``; ``channel_id`` rides along in ``private_metadata``.
+
+    ``initial`` pre-fills the answers (the card's *Refine* button): known values, and
+    "Not sure" for what is unknown.
+    """
+    prefill = initial.model_dump() if initial is not None else {}
     q = questionnaire or load_questionnaire()
     intro = SectionBlock(
         text=MarkdownTextObject(
@@ -84,19 +105,9 @@ def intake_view(channel_id: str | None, questionnaire: Questionnaire | None = No
         submit=PlainTextObject(text="Recommend"),
         close=PlainTextObject(text="Cancel"),
         private_metadata=json.dumps({"channel": channel_id or ""}),
-        blocks=[intro, *(_input(question, q.unknown.label) for question in q.questions)],
+        blocks=[intro, *(_input(question, q.unknown.label, prefill.get(question.field)) for question in q.questions)],
     )
     return view.to_dict()
-
-
-def metadata_channel(view: dict[str, Any]) -> str | None:
-    """The channel the modal was opened from (None if the metadata is missing or odd)."""
-    try:
-        data = json.loads(view.get("private_metadata") or "{}")
-    except (TypeError, ValueError):
-        return None
-    channel = data.get("channel") if isinstance(data, dict) else None
-    return channel if isinstance(channel, str) and channel else None
 
 
 def _selected(values: dict[str, Any], block_id: str, action_id: str) -> Any:
@@ -143,3 +154,52 @@ def parse_submission(
     except ProfileError as exc:  # belt and braces: the model is the final authority
         field = next((f for f in FIELD_VALUES if repr(f) in exc.message), q.questions[0].field)
         return None, {block_id_for(field): _clip(exc.message, _ERROR_LIMIT)}
+
+
+def feedback_view(metadata: dict[str, Any], reasons: dict[str, str]) -> dict[str, Any]:
+    """The small "what was wrong?" modal a *Not helpful* click opens; ``metadata`` rides along."""
+    view = View(
+        type="modal",
+        callback_id=FEEDBACK_CALLBACK_ID,
+        title=PlainTextObject(text="What was wrong?"),
+        submit=PlainTextObject(text="Send"),
+        close=PlainTextObject(text="Skip"),
+        private_metadata=json.dumps(metadata),
+        blocks=[
+            InputBlock(
+                block_id=_REASON_BLOCK,
+                label=PlainTextObject(text="The answer…"),
+                element=RadioButtonsElement(
+                    action_id="reason",
+                    options=[Option(value=value, text=PlainTextObject(text=label)) for value, label in reasons.items()],
+                ),
+            ),
+            InputBlock(
+                block_id=_COMMENT_BLOCK,
+                label=PlainTextObject(text="Anything to add? (optional)"),
+                optional=True,
+                element=PlainTextInputElement(action_id="comment", multiline=True, max_length=1000),
+            ),
+        ],
+    )
+    return view.to_dict()
+
+
+def parse_feedback(view: dict[str, Any], reasons: dict[str, str]) -> tuple[str | None, str, dict[str, Any]]:
+    """``(reason, comment, metadata)`` from a feedback modal submission; an unknown reason is None."""
+    state = view.get("state") if isinstance(view, dict) else None
+    values = state.get("values", {}) if isinstance(state, dict) else {}
+    if not isinstance(values, dict):
+        values = {}
+    reason = _selected(values, _REASON_BLOCK, "reason")
+    entry = values.get(_COMMENT_BLOCK, {})
+    comment = entry.get("comment", {}).get("value") if isinstance(entry, dict) and isinstance(entry.get("comment"), dict) else None
+    try:
+        metadata = json.loads(view.get("private_metadata") or "{}")
+    except (TypeError, ValueError):
+        metadata = {}
+    return (
+        reason if isinstance(reason, str) and reason in reasons else None,
+        comment if isinstance(comment, str) else "",
+        metadata if isinstance(metadata, dict) else {},
+    )

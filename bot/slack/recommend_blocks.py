@@ -10,7 +10,7 @@ from __future__ import annotations
 from slack_sdk.models.blocks import Block, DividerBlock, HeaderBlock, PlainTextObject
 
 from bot.intake.questions import Questionnaire, load_questionnaire
-from bot.slack.blocks import SECTION_LIMIT, SlackMessage, cap_blocks, context, section
+from bot.slack.blocks import SlackMessage, cap_blocks, context, pack_lines, section
 from bot.slack.mrkdwn import escape
 from knowledge.recommend.models import VERDICT_LABELS, Recommendation
 from knowledge.recommend.profile import WorkloadProfile
@@ -22,19 +22,8 @@ KIND_NAMES = VERDICT_LABELS
 
 
 def _pack(title: str, lines: list[str]) -> list[Block]:
-    """A bold title then bullet lines, packed into as few ≤3,000-character sections as possible."""
-    blocks: list[Block] = []
-    current = f"*{title}*"
-    for line in lines:
-        line = line[: SECTION_LIMIT - 10]
-        candidate = f"{current}\n{line}"
-        if len(candidate) <= SECTION_LIMIT:
-            current = candidate
-        else:
-            blocks.append(section(current))
-            current = line
-    blocks.append(section(current))
-    return blocks
+    """A bold title then bullet lines, in as few ≤3,000-character sections as possible."""
+    return [section(text) for text in pack_lines(lines, head=f"*{title}*")]
 
 
 def _field_name(field: str) -> str:

@@ -1,53 +1,32 @@
 """The threads the bot has answered in, so follow-ups there need no new mention.
 
 Only threads the bot itself answered count: the bot reads every message in channels it
-is in (``message.channels``), and answering arbitrary threads would be noise. Memory is
-bounded and expires (default a week), and is in memory only: after a restart a
-follow-up needs a mention again, which is the safe direction to fail in.
+is in (``message.channels``), and answering arbitrary threads would be noise. They are
+kept in the shared state store for a week, so a follow-up is answered by whichever
+worker Slack delivers it to, also after a restart.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable
+from bot.state import StateStore
 
-__all__ = ["ThreadMemory"]
+__all__ = ["ThreadMemory", "THREAD_TTL"]
+
+THREAD_TTL = 7 * 24 * 3600.0
+_NAMESPACE = "thread"
 
 
 class ThreadMemory:
-    """A thread-safe, bounded TTL set of ``(channel, thread_ts)``."""
+    """``(channel, thread_ts)`` pairs with a TTL, in the shared state."""
 
-    def __init__(
-        self,
-        *,
-        ttl: float = 7 * 24 * 3600.0,
-        max_threads: int = 20_000,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, state: StateStore, *, ttl: float = THREAD_TTL) -> None:
+        self.state = state
         self.ttl = ttl
-        self.max_threads = max_threads
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._threads: OrderedDict[tuple[str, str], float] = OrderedDict()
 
     def remember(self, channel: str, thread_ts: str) -> None:
-        with self._lock:
-            key = (channel, thread_ts)
-            self._threads[key] = self._clock() + self.ttl
-            self._threads.move_to_end(key)
-            while len(self._threads) > self.max_threads:
-                self._threads.popitem(last=False)
+        self.state.put(_NAMESPACE, f"{channel}:{thread_ts}", "1", ttl=self.ttl)
 
     def knows(self, channel: str, thread_ts: str | None) -> bool:
         if not thread_ts:
             return False
-        with self._lock:
-            expires = self._threads.get((channel, thread_ts))
-            if expires is None:
-                return False
-            if expires <= self._clock():
-                del self._threads[(channel, thread_ts)]
-                return False
-            return True
+        return self.state.get(_NAMESPACE, f"{channel}:{thread_ts}") is not None

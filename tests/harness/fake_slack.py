@@ -75,12 +75,16 @@ class FakeSlackApi:
         self._calls: list[Call] = []
         self._cond = threading.Condition()
         self._failures: dict[str, list[_Failure]] = {}
+        self._delays: dict[str, list[float]] = {}
+        #: Every message posted, per channel, as Slack would return it from conversations.history.
+        self.messages: dict[str, list[dict[str, Any]]] = {}
         self._ts = itertools.count(1)
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._ws: socket.socket | None = None
         self._ws_lock = threading.Lock()
         self.socket_acks: list[dict[str, Any]] = []
+        self._arrived: dict[str, int] = {}
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -102,7 +106,12 @@ class FakeSlackApi:
                 else:
                     fake._handle(self)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                # A worker killed mid-call leaves a dead socket behind: that is the test, not an error.
+                return
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -147,6 +156,24 @@ class FakeSlackApi:
             self._failures.setdefault(method, []).extend(
                 _Failure(status, {"ok": False, "error": error}, headers) for _ in range(times)
             )
+
+    def delay_next(self, method: str, seconds: float, *, times: int = 1, after: bool = False) -> None:
+        """Hold the next ``times`` calls of ``method`` for ``seconds`` (to crash a worker mid-work).
+
+        ``after=True`` does the call first (a post is stored and recorded) and holds only the response.
+        """
+        with self._cond:
+            self._delays.setdefault(method, []).extend([-seconds if after else seconds] * times)
+
+    def wait_arrived(self, method: str, count: int = 1, *, timeout: float = 60.0) -> None:
+        """Block until ``count`` calls of ``method`` *arrived* (even if still being held by :meth:`delay_next`)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._arrived.get(method, 0) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"timed out waiting for {count} x {method} to arrive")
+                self._cond.wait(left)
 
     def calls(self, method: str | None = None, *, ok_only: bool = False) -> list[Call]:
         with self._cond:
@@ -257,19 +284,32 @@ class FakeSlackApi:
         length = int(req.headers.get("Content-Length") or 0)
         raw = req.rfile.read(length) if length else b""
         body = _parse_body(raw, req.headers.get("Content-Type") or "")
+        query = req.path.partition("?")[2]
+        if query:  # slack_sdk sends read methods (conversations.replies/history) as GET with a query string
+            body.update({k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()})
         headers = {k.lower(): v for k, v in req.headers.items()}
+        delay = 0.0
         if path.startswith("/webhook/"):
             method = "response_url"
             extra: dict[str, str] = {}
             status, payload = 200, dict[str, Any](ok=True)
         elif path.startswith("/api/"):
             method = path[len("/api/") :]
+            with self._cond:
+                self._arrived[method] = self._arrived.get(method, 0) + 1
+                self._cond.notify_all()
+                delays = self._delays.get(method)
+                delay = delays.pop(0) if delays else 0.0
+            if delay > 0:
+                time.sleep(delay)
             status, payload, extra = self._answer(method, body, headers)
         else:
             method, status, payload, extra = path, 404, {"ok": False, "error": "unknown_method"}, {}
         with self._cond:
             self._calls.append(Call(method, body, headers, status, time.time(), payload))
             self._cond.notify_all()
+        if path.startswith("/api/") and delay < 0:
+            time.sleep(-delay)
         data = json.dumps(payload).encode()
         req.send_response(status)
         req.send_header("Content-Type", "application/json; charset=utf-8")
@@ -278,6 +318,25 @@ class FakeSlackApi:
         req.send_header("Content-Length", str(len(data)))
         req.end_headers()
         req.wfile.write(data)
+
+    def _conversation(self, method: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Posted messages like Slack returns them: a thread's replies, or history after ``oldest``.
+
+        Metadata is returned only with ``include_all_metadata``, as Slack does.
+        """
+        channel = str(body.get("channel"))
+        with self._cond:
+            stored = [dict(m) for m in self.messages.get(channel, [])]
+        if method == "conversations.replies":
+            root = str(body.get("ts"))
+            found = [m for m in stored if m.get("thread_ts") == root or m["ts"] == root]
+        else:
+            oldest = float(body.get("oldest") or 0)
+            found = [m for m in stored if float(m["ts"]) > oldest]
+        if not _truthy(body.get("include_all_metadata")):
+            for m in found:
+                m.pop("metadata", None)
+        return found
 
     def _answer(self, method: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._cond:
@@ -305,8 +364,22 @@ class FakeSlackApi:
             }, {}
         if method == "chat.postMessage":
             ts = f"1700000000.{next(self._ts):06d}"
-            channel = body.get("channel")
+            channel = str(body.get("channel"))
+            stored: dict[str, Any] = {"type": "message", "ts": ts, "text": body.get("text"), "bot_id": BOT_ID, "user": BOT_USER_ID}
+            if body.get("thread_ts"):
+                stored["thread_ts"] = body["thread_ts"]
+            if isinstance(body.get("metadata"), dict):
+                stored["metadata"] = body["metadata"]
+            with self._cond:
+                self.messages.setdefault(channel, []).append(stored)
             return 200, {"ok": True, "channel": channel, "ts": ts, "message": {"ts": ts, "text": body.get("text")}}, {}
+        if method in ("conversations.replies", "conversations.history"):
+            return 200, {"ok": True, "messages": self._conversation(method, body), "has_more": False}, {}
+        if method == "chat.getPermalink":
+            ts = str(body.get("message_ts") or "").replace(".", "")
+            return 200, {"ok": True, "channel": body.get("channel"), "permalink": f"https://hwbot-test.example/archives/{body.get('channel')}/p{ts}"}, {}
+        if method.startswith("assistant.threads."):
+            return 200, {"ok": True}, {}
         if method == "chat.postEphemeral":
             return 200, {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}, {}
         if method == "chat.update":
@@ -316,6 +389,10 @@ class FakeSlackApi:
         if method in ("reactions.add", "reactions.remove", "api.test"):
             return 200, {"ok": True}, {}
         return 200, {"ok": False, "error": "unknown_method"}, {}
+
+
+def _truthy(value: Any) -> bool:
+    return value in (True, 1, "1", "true", "True")
 
 
 _WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"

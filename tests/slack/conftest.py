@@ -20,14 +20,15 @@ from typing import Any
 
 import pytest
 
-from bot.slack.app import LISTENER_THREADS, build_app
-from bot.slack.core import EngineCore, SlackCore
+from bot.slack.app import LISTENER_THREADS, SlackWorker, build_worker
 from bot.slack.feedback import FeedbackStore
-from bot.slack.server import SlackHttpServer
-from bot.slack.services import SlackServices
+from bot.slack.runtime import EngineAnswers, SlackEngine, SlackRuntime
 from bot.slack.settings import SlackSettings
+from bot.slack.wsgi import SlackWsgi
+from bot.state import SqliteStateStore
 from tests.harness.fake_slack import FakeSlackApi
 from tests.harness.slack_requests import SlackSender
+from tests.harness.wsgi_server import LoopbackWsgiServer
 
 #: Made-up credentials, shaped like real ones so the redaction patterns are exercised.
 BOT_TOKEN = "xoxb-1111111111-2222222222-hwbotTESTbotTOKENvalue"
@@ -65,10 +66,11 @@ class TrackingExecutor(ThreadPoolExecutor):
 @dataclass
 class RunningBot:
     fake: FakeSlackApi
-    server: SlackHttpServer
-    services: SlackServices
+    server: LoopbackWsgiServer
+    runtime: SlackRuntime
     sender: SlackSender
     executor: TrackingExecutor
+    worker: SlackWorker
 
     def wait_idle(self) -> None:
         self.executor.wait_idle()
@@ -77,7 +79,7 @@ class RunningBot:
 class GatedCore:
     """The real core, but ``ask`` waits for :attr:`release` (to hold work in flight)."""
 
-    def __init__(self, inner: SlackCore) -> None:
+    def __init__(self, inner: SlackEngine) -> None:
         self.inner = inner
         self.entered = threading.Event()
         self.release = threading.Event()
@@ -109,8 +111,8 @@ def fake_slack() -> Iterator[FakeSlackApi]:
 
 
 @pytest.fixture
-def engine_core(qa) -> EngineCore:  # type: ignore[no-untyped-def]
-    return EngineCore(qa)
+def engine_core(qa) -> EngineAnswers:  # type: ignore[no-untyped-def]
+    return EngineAnswers(qa)
 
 
 def make_settings(fake: FakeSlackApi, db: Path, *, allowed: str = "") -> SlackSettings:
@@ -127,23 +129,32 @@ def make_settings(fake: FakeSlackApi, db: Path, *, allowed: str = "") -> SlackSe
 
 
 @pytest.fixture
-def start_bot(fake_slack: FakeSlackApi, engine_core: EngineCore, tmp_path: Path) -> Iterator[Callable[..., RunningBot]]:
+def start_bot(fake_slack: FakeSlackApi, engine_core: EngineAnswers, tmp_path: Path) -> Iterator[Callable[..., RunningBot]]:
     started: list[RunningBot] = []
 
-    def start(*, allowed: str = "", core: SlackCore | None = None) -> RunningBot:
-        settings = make_settings(fake_slack, tmp_path / f"feedback{len(started)}.sqlite3", allowed=allowed)
-        services = SlackServices(settings=settings, core=core or engine_core, feedback=FeedbackStore(settings.feedback_db))
+    def start(
+        *, allowed: str = "", core: SlackEngine | None = None, state: SqliteStateStore | None = None,
+        escalation: str | None = None, background: bool = False,
+    ) -> RunningBot:
+        n = len(started)
+        settings = make_settings(fake_slack, tmp_path / f"feedback{n}.sqlite3", allowed=allowed)
+        runtime = SlackRuntime(
+            settings=settings, engine=core or engine_core, state=state or SqliteStateStore(tmp_path / f"state{n}.sqlite3"),
+            feedback=FeedbackStore(settings.feedback_db), escalation_channel=escalation,
+        )
         executor = TrackingExecutor(LISTENER_THREADS)
-        app = build_app(services, executor=executor)
-        server = SlackHttpServer(app, host="127.0.0.1", port=0).start()
-        running = RunningBot(fake_slack, server, services, SlackSender(server.url, SIGNING_SECRET), executor)
+        worker = build_worker(runtime, executor=executor)
+        if background:
+            worker.start()
+        server = LoopbackWsgiServer(SlackWsgi(worker.app, SIGNING_SECRET)).start()
+        running = RunningBot(fake_slack, server, runtime, SlackSender(server.url, SIGNING_SECRET), executor, worker)
         started.append(running)
         return running
 
     yield start
     for running in started:
         running.server.shutdown()
-        running.executor.shutdown(wait=True)
+        running.worker.drain()
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from bot.intake.questions import load_questionnaire
-from bot.slack.blocks import FEEDBACK_BLOCK_ID, MAX_BLOCKS, SECTION_LIMIT, answer_message, split_text, thanked_blocks
+from bot.slack.blocks import FEEDBACK_BLOCK_ID, MAX_BLOCKS, SECTION_LIMIT, answer_message, split_text, thanks_line
 from bot.slack.modal import block_id_for, intake_view, parse_submission
 from bot.slack.recommend_blocks import recommendation_message
 from knowledge.qa.models import Answer, Citation
@@ -68,12 +68,12 @@ def test_split_prefers_paragraphs_then_sentences() -> None:
     assert all(c.rstrip().endswith(".") for c in chunks)
 
 
-def test_thanked_blocks_replace_only_the_buttons() -> None:
+def test_a_thank_you_replaces_only_the_buttons() -> None:
     answer = Answer(question="q", answer="A.", declined=False, citations=[_citation(1)])
     blocks = answer_message(answer, "abc").blocks
-    thanked = thanked_blocks(blocks, helpful=True)
+    thanked = answer_message(answer, "abc", thanks=thanks_line(True)).blocks
     assert len(thanked) == len(blocks)
-    assert [b["type"] for b in thanked][-1] == "context"
+    assert [b["type"] for b in thanked][-1] == "context" and thanked[-1]["block_id"] == FEEDBACK_BLOCK_ID
     assert thanked[:-1] == blocks[:-1]
 
 

@@ -36,7 +36,10 @@ def _env(base: dict[str, str], fake: FakeSlackApi, tmp_path: Path, **overrides: 
         SLACK_SIGNING_SECRET=SIGNING_SECRET,
         HWBOT_SLACK_API_URL=fake.api_url,
         HWBOT_FEEDBACK_DB=str(tmp_path / "feedback.sqlite3"),
+        # A fresh state per test: claims persist, and a reused ts from an earlier run would be a "duplicate".
+        HWBOT_STATE_DIR=str(tmp_path / "state"),
     )
+    env.pop("HWBOT_REDIS_URL", None)
     for key, value in overrides.items():
         if value is None:
             env.pop(key, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 
@@ -36,7 +37,7 @@ def test_a_helpful_click_is_stored_and_the_message_thanks_the_user(bot: RunningB
     assert any("Thanks for the feedback" in t and "*helpful*" in t for t in block_texts(new_blocks))
     assert any(b.get("block_id") == "hwbot_sources" for b in new_blocks), "the rest of the answer stays"
 
-    votes = bot.services.feedback.votes()
+    votes = bot.runtime.feedback.votes()
     assert len(votes) == 1
     vote = votes[0]
     expected = qa.ask(QUESTION)
@@ -48,10 +49,10 @@ def test_a_helpful_click_is_stored_and_the_message_thanks_the_user(bot: RunningB
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", vote.created_at)
 
     # On disk, in SQLite, and the raw user id appears nowhere in the file.
-    db = bot.services.settings.feedback_db
+    db = bot.runtime.settings.feedback_db
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT question, answer, citations, helpful, user_hash, created_at FROM feedback").fetchall()
-    assert len(rows) == 1 and rows[0][3] == 1
+        rows = conn.execute("SELECT value FROM kv WHERE ns = 'vote'").fetchall()
+    assert len(rows) == 1 and json.loads(rows[0][0])["helpful"] is True
     assert b"UVOTER01" not in db.read_bytes()
 
 
@@ -60,7 +61,7 @@ def test_a_second_click_changes_the_vote_instead_of_adding_one(bot: RunningBot) 
     for action in (ACTION_HELPFUL, ACTION_NOT_HELPFUL):
         bot.sender.interactive(block_action(action_id=action, value=answer_id, channel="CGENERAL1", message=message))
         bot.wait_idle()
-    votes = bot.services.feedback.votes()
+    votes = bot.runtime.feedback.votes()
     assert len(votes) == 1 and votes[0].helpful is False
     last_update = bot.fake.calls("chat.update", ok_only=True)[-1].body
     assert any("*not helpful*" in t for t in block_texts(last_update["blocks"]))
@@ -71,7 +72,7 @@ def test_different_people_are_counted_separately(bot: RunningBot) -> None:
     for user in ("UVOTER01", "UVOTER02"):
         bot.sender.interactive(block_action(action_id=ACTION_HELPFUL, value=answer_id, channel="CGENERAL1", message=message, user=user))
         bot.wait_idle()
-    hashes = {v.user_hash for v in bot.services.feedback.votes()}
+    hashes = {v.user_hash for v in bot.runtime.feedback.votes()}
     assert len(hashes) == 2
 
 
@@ -86,7 +87,7 @@ def test_feedback_on_an_ephemeral_answer_is_updated_through_the_response_url(bot
     assert body["replace_original"] is True
     assert any("*not helpful*" in t for t in block_texts(body["blocks"]))
     assert bot.fake.calls("chat.update") == []
-    assert len(bot.services.feedback.votes()) == 1
+    assert len(bot.runtime.feedback.votes()) == 1
 
 
 def test_a_click_on_an_unknown_answer_stores_nothing(bot: RunningBot) -> None:
@@ -97,5 +98,66 @@ def test_a_click_on_an_unknown_answer_stores_nothing(bot: RunningBot) -> None:
     )
     body = bot.fake.wait_for("response_url")[0].body
     assert "too old" in body["text"]
-    assert bot.services.feedback.votes() == []
+    assert bot.runtime.feedback.votes() == []
     assert bot.fake.calls("chat.update") == []
+
+
+def test_not_helpful_opens_the_reason_modal_and_the_reason_is_stored_and_reported(bot: RunningBot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    from bot.slack.modal import FEEDBACK_CALLBACK_ID
+    from tests.harness.workers import HWBOT
+
+    message, answer_id, _ = _answered(bot)
+    bot.sender.interactive(block_action(action_id=ACTION_NOT_HELPFUL, value=answer_id, channel="CGENERAL1", message=message))
+    view = bot.fake.wait_for("views.open")[0].body["view"]
+    assert view["callback_id"] == FEEDBACK_CALLBACK_ID
+    options = [o["value"] for o in view["blocks"][0]["element"]["options"]]
+    assert options == ["wrong", "not_covered", "outdated", "other"]
+    submitted = {
+        "type": "view_submission", "team": {"id": "THWTEAM1"}, "user": {"id": "UASKER01", "team_id": "THWTEAM1"},
+        "view": {"id": "V2", "type": "modal", "callback_id": FEEDBACK_CALLBACK_ID, "private_metadata": view["private_metadata"],
+                 "state": {"values": {
+                     "fb_reason": {"reason": {"type": "radio_buttons", "selected_option": {"value": "outdated"}}},
+                     "fb_comment": {"comment": {"type": "plain_text_input", "value": "TPU v5 is out <!channel>"}}}}},
+    }
+    assert bot.sender.interactive(submitted).status == 200
+    bot.wait_idle()
+    (vote,) = bot.runtime.feedback.votes()
+    assert vote.helpful is False and vote.reason == "outdated" and vote.comment == "TPU v5 is out <!channel>"
+
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "HWBOT_REDIS_URL"}
+    env["HWBOT_FEEDBACK_DB"] = str(bot.runtime.settings.feedback_db)
+    out = subprocess.run([HWBOT, "feedback", "--json"], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    (entry,) = report["down_voted"]
+    assert entry["question"] == QUESTION and entry["reasons"] == {"outdated": 1} and entry["comments"] == ["TPU v5 is out <!channel>"]
+    markdown = subprocess.run([HWBOT, "feedback", "--since", "2000-01-01"], env=env, capture_output=True, text=True, timeout=60)
+    assert QUESTION in markdown.stdout and "outdated ×1" in markdown.stdout
+    bad = subprocess.run([HWBOT, "feedback", "--since", "yesterday"], env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_a_declined_answer_offers_ask_the_experts_which_posts_once_with_a_link_back(start_bot) -> None:  # type: ignore[no-untyped-def]
+    from bot.slack.blocks import ACTION_ESCALATE
+
+    bot = start_bot(escalation="CEXPERTS1")
+    bot.sender.event(mention("What is the best pizza topping in Naples?"))
+    post = bot.fake.wait_for("chat.postMessage")[0]
+    actions = next(b for b in blocks_of(post.body) if b.get("block_id") == FEEDBACK_BLOCK_ID)
+    escalate = [e for e in actions["elements"] if e["action_id"] == ACTION_ESCALATE]
+    assert escalate, "a declined answer offers the experts"
+    echoed = {"type": "message", "ts": post.response["ts"], "blocks": blocks_of(post.body)}
+    hook = bot.fake.webhook_url("esc")
+    click = block_action(action_id=ACTION_ESCALATE, value=escalate[0]["value"], channel="CGENERAL1", message=echoed, response_url=hook)
+    bot.sender.interactive(click)
+    bot.sender.interactive(click)  # a second click does not post twice
+    bot.fake.wait_for("response_url", 2)
+    bot.wait_idle()
+    posts = [c.body for c in bot.fake.calls("chat.postMessage", ok_only=True) if c.body["channel"] == "CEXPERTS1"]
+    assert len(posts) == 1
+    text = "\n".join(block_texts(posts[0]["blocks"]))
+    assert "pizza topping" in text and "https://hwbot-test.example/archives/CGENERAL1/p" in text

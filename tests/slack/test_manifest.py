@@ -24,7 +24,8 @@ def test_manifest_declares_events_scopes_command_interactivity_and_socket_mode()
     assert settings["socket_mode_enabled"] is True
     assert settings["interactivity"]["is_enabled"] is True
     events = set(settings["event_subscriptions"]["bot_events"])
-    assert events == {"app_mention", "message.channels", "message.groups", "message.im"}
+    assert events == {"app_mention", "message.channels", "message.groups", "message.im",
+                      "assistant_thread_started", "assistant_thread_context_changed"}
     scopes = set(m["oauth_config"]["scopes"]["bot"])
     # Each event needs its read scope; each Web API call the app makes needs its write scope.
     needed = {
@@ -32,10 +33,16 @@ def test_manifest_declares_events_scopes_command_interactivity_and_socket_mode()
         "message.channels": "channels:history",
         "message.groups": "groups:history",
         "message.im": "im:history",
+        "assistant_thread_started": "assistant:write",
+        "assistant_thread_context_changed": "assistant:write",
     }
     assert {needed[e] for e in events} <= scopes
     assert {"chat:write", "commands", "reactions:write"} <= scopes
-    assert len(scopes) == 7, "no scope the app does not use"
+    assert len(scopes) == 8, "no scope the app does not use"
+    prompts = [p["message"] for p in m["features"]["assistant_view"]["suggested_prompts"]]
+    from bot.slack.assistant import SUGGESTED_PROMPTS
+
+    assert prompts == list(SUGGESTED_PROMPTS)
     (command,) = m["features"]["slash_commands"]
     assert command["command"] == "/hwbot"
     assert command["should_escape"] is True  # mentions arrive encoded, so they can be neutralised

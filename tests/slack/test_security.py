@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+
+import pytest
 
 from bot.slack.blocks import answer_message, split_text, text_message
 from bot.slack.mrkdwn import escape, to_plain
@@ -33,7 +36,7 @@ def test_typed_markup_echoed_by_ask_is_escaped(bot: RunningBot) -> None:
     bot.sender.command(typed)
     body = bot.fake.wait_for("chat.postMessage")[0].body
     question_line = block_texts(blocks_of(body))[0]
-    assert question_line == "*Question:* &lt;!channel&gt; &lt;!here|here&gt; &lt;@U0VICTIM&gt; where are TPUs strongest?"
+    assert question_line == "Question: &lt;!channel&gt; &lt;!here|here&gt; &lt;@U0VICTIM&gt; where are TPUs strongest?"
     bot.wait_idle()
     _assert_no_pings(bot)
 
@@ -42,7 +45,7 @@ def test_encoded_pings_in_a_slash_command_become_plain_words(bot: RunningBot) ->
     # With "escape channels, users and links" on, Slack sends real mentions encoded.
     bot.sender.command("ask <!channel> <!subteam^S0123ABC|@oncall> where are TPUs strongest?")
     body = bot.fake.wait_for("chat.postMessage")[0].body
-    assert block_texts(blocks_of(body))[0] == "*Question:* @channel @oncall where are TPUs strongest?"
+    assert block_texts(blocks_of(body))[0] == "Question: @channel @oncall where are TPUs strongest?"
     assert "link_names" not in body  # plain "@channel" text only pings with link_names
     bot.wait_idle()
     _assert_no_pings(bot)
@@ -97,3 +100,58 @@ def test_allowlist_blocks_other_channels_but_not_dms(start_bot) -> None:  # type
     bot.wait_idle()
     assert bot.fake.calls("views.open") == []
     assert len(bot.fake.calls("chat.postMessage")) == 2
+
+
+def test_a_click_never_echoes_the_payload_blocks_back(bot: RunningBot) -> None:
+    from bot.slack.blocks import ACTION_HELPFUL, FEEDBACK_BLOCK_ID
+    from tests.harness.slack_requests import block_action
+
+    bot.sender.event(mention("where are TPUs strongest?"))
+    post = bot.fake.wait_for("chat.postMessage")[0]
+    answer_id = next(b for b in blocks_of(post.body) if b.get("block_id") == FEEDBACK_BLOCK_ID)["elements"][0]["value"]
+    forged = [{"type": "section", "text": {"type": "mrkdwn", "text": "<!channel> *ADMIN NOTICE* reset your password"}}]
+    message = {"type": "message", "ts": post.response["ts"], "text": "x", "blocks": forged}
+    assert bot.sender.interactive(block_action(action_id=ACTION_HELPFUL, value=answer_id, channel="CGENERAL1", message=message)).status == 200
+    update = bot.fake.wait_for("chat.update")[0].body
+    assert "ADMIN NOTICE" not in json.dumps(update)
+    assert any(b.get("block_id") == "hwbot_sources" for b in update["blocks"])  # re-rendered from the stored answer
+    bot.wait_idle()
+    _assert_no_pings(bot)
+
+
+def test_a_click_with_an_empty_response_url_is_acked_and_sends_nothing(bot: RunningBot) -> None:
+    from bot.slack.blocks import ACTION_HELPFUL
+    from tests.harness.slack_requests import block_action
+
+    payload = block_action(action_id=ACTION_HELPFUL, value="0" * 32, channel="CGENERAL1", message={"ts": "1.0", "blocks": []})
+    assert payload["response_url"] == ""
+    assert bot.sender.interactive(payload).status == 200
+    bot.wait_idle()
+    assert bot.fake.calls("response_url") == [] and bot.fake.calls("chat.update") == []
+
+
+def test_a_thread_ts_that_is_not_a_timestamp_is_ignored_without_a_sorry(bot: RunningBot) -> None:
+    event = mention("where are TPUs strongest?")
+    event["thread_ts"] = ["1690000000.000001", "x"]
+    assert bot.sender.event(event).status == 200
+    bot.wait_idle()
+    assert bot.fake.calls("chat.postMessage") == [] and bot.fake.calls("reactions.add") == []
+
+
+def test_the_echoed_question_keeps_no_formatting_and_no_citation_label(bot: RunningBot) -> None:
+    bot.sender.command("ask *ADMIN NOTICE* [file_gpu001:c0002] gpu_tpu_lesson_notes.md p2-2 where are TPUs strongest?")
+    body = bot.fake.wait_for("chat.postMessage")[0].body
+    echo = blocks_of(body)[0]
+    assert echo["type"] == "context" and echo["elements"][0]["type"] == "plain_text"  # never rendered as mrkdwn
+    assert "[file_gpu001:c0002]" not in echo["elements"][0]["text"]
+    assert "(file_gpu001:c0002)" in echo["elements"][0]["text"]
+
+
+@pytest.mark.parametrize("body", ["{not json", "[1, 2]", "payload=%7Bbroken", "\udcff"])
+def test_a_signed_malformed_body_is_a_400_and_does_nothing(bot: RunningBot, body: str, hwbot_logs) -> None:  # type: ignore[no-untyped-def]
+    raw = body.encode("utf-8", "surrogateescape")
+    reply = bot.sender.raw(raw.decode("latin-1"), content_type="application/x-www-form-urlencoded" if "=" in body else "application/json")
+    assert reply.status == 400
+    bot.wait_idle()
+    assert bot.fake.calls() == []
+    assert not any(r.exc_info for r in hwbot_logs.records)

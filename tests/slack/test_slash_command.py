@@ -33,7 +33,7 @@ def test_ask_acks_at_once_then_posts_a_cited_answer_in_the_channel(bot: RunningB
     body = post.body
     assert body["channel"] == "CGENERAL1" and not body.get("thread_ts")
     texts = block_texts(blocks_of(body))
-    assert texts[0] == "*Question:* When is a TPU a better choice than a GPU?"
+    assert texts[0] == "Question: When is a TPU a better choice than a GPU?"
     assert any(b.get("block_id") == "hwbot_sources" for b in blocks_of(body))
 
     # Its thread now counts as answered: a reply there is a follow-up. The thread is
@@ -48,7 +48,7 @@ def test_ask_acks_at_once_then_posts_a_cited_answer_in_the_channel(bot: RunningB
 def test_text_without_a_subcommand_is_a_question(bot: RunningBot) -> None:
     bot.sender.command("where are TPUs strongest?")
     body = bot.fake.wait_for("chat.postMessage")[0].body
-    assert block_texts(blocks_of(body))[0] == "*Question:* where are TPUs strongest?"
+    assert block_texts(blocks_of(body))[0] == "Question: where are TPUs strongest?"
 
 
 def test_ask_without_a_question_shows_usage(bot: RunningBot) -> None:
@@ -76,8 +76,8 @@ def test_recommend_opens_the_intake_modal_within_three_seconds(bot: RunningBot) 
     view = opened.body["view"]
     assert view["type"] == "modal" and view["callback_id"] == "hwbot_intake"
     inputs = [b for b in view["blocks"] if b["type"] == "input"]
-    assert [b["element"]["action_id"] for b in inputs] == list(bot.services.questionnaire.fields)
-    assert set(bot.services.questionnaire.fields) == set(FIELD_VALUES)
+    assert [b["element"]["action_id"] for b in inputs] == list(bot.runtime.questionnaire.fields)
+    assert set(bot.runtime.questionnaire.fields) == set(FIELD_VALUES)
     for block in inputs:
         element = block["element"]
         assert element["type"] in ("static_select", "radio_buttons")

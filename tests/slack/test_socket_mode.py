@@ -9,20 +9,20 @@ from typing import Any
 import pytest
 
 from bot.slack.app import build_app
-from bot.slack.core import EngineCore
 from bot.slack.feedback import FeedbackStore
 from bot.slack.run import start_socket_mode
-from bot.slack.services import SlackServices
+from bot.slack.runtime import EngineAnswers, SlackRuntime
 from bot.slack.settings import SlackSettings
+from bot.state import SqliteStateStore
 from tests.harness.fake_slack import TEAM_ID, FakeSlackApi
 from tests.harness.slack_requests import event_envelope, mention, select_state, view_submission
 from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, TrackingExecutor, block_texts, blocks_of
 
 
 class SocketBot:
-    def __init__(self, fake: FakeSlackApi, services: SlackServices, executor: TrackingExecutor) -> None:
+    def __init__(self, fake: FakeSlackApi, runtime: SlackRuntime, executor: TrackingExecutor) -> None:
         self.fake = fake
-        self.services = services
+        self.runtime = runtime
         self.executor = executor
         self._n = 0
 
@@ -43,7 +43,7 @@ class SocketBot:
 
 
 @pytest.fixture
-def socket_bot(fake_slack: FakeSlackApi, engine_core: EngineCore, tmp_path: Path) -> Iterator[SocketBot]:
+def socket_bot(fake_slack: FakeSlackApi, engine_core: EngineAnswers, tmp_path: Path) -> Iterator[SocketBot]:
     settings = SlackSettings(
         SLACK_BOT_TOKEN=BOT_TOKEN,
         SLACK_APP_TOKEN=APP_TOKEN,
@@ -53,13 +53,14 @@ def socket_bot(fake_slack: FakeSlackApi, engine_core: EngineCore, tmp_path: Path
         HWBOT_FEEDBACK_DB=tmp_path / "feedback.sqlite3",
     )
     settings.check(socket_mode=True)
-    services = SlackServices(settings=settings, core=engine_core, feedback=FeedbackStore(settings.feedback_db))
+    runtime = SlackRuntime(settings=settings, engine=engine_core, state=SqliteStateStore(tmp_path / "state.sqlite3"),
+                           feedback=FeedbackStore(settings.feedback_db))
     executor = TrackingExecutor()
-    app = build_app(services, socket_mode=True, executor=executor)
+    app = build_app(runtime, socket_mode=True, executor=executor)
     handler = start_socket_mode(app, settings)
     fake_slack.wait_socket_connected()
     try:
-        yield SocketBot(fake_slack, services, executor)
+        yield SocketBot(fake_slack, runtime, executor)
     finally:
         handler.close()
         executor.shutdown(wait=True)
@@ -103,7 +104,7 @@ def test_slash_command_and_modal_over_socket_mode(socket_bot: SocketBot) -> None
     assert errors_ack["payload"]["response_action"] == "errors"
     assert "q_cloud" in errors_ack["payload"]["errors"]
 
-    good = view_submission(select_state({f: "unknown" for f in socket_bot.services.questionnaire.fields}))
+    good = view_submission(select_state({f: "unknown" for f in socket_bot.runtime.questionnaire.fields}))
     socket_bot.push("interactive", good)
     post = socket_bot.fake.wait_for("chat.postMessage")[0]
     assert post.body["channel"] == "UASKER01"

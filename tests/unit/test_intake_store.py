@@ -130,17 +130,17 @@ def test_wal_mode_and_a_corrupt_row_restarts_instead_of_crashing(tmp_path: Path)
     store = IntakeStore(path)
     with sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        raw.execute("INSERT INTO dialogs(key, state, updated) VALUES ('bad', '{not json', 0)")
-        raw.execute("INSERT INTO dialogs(key, state, updated) VALUES ('odd', '{\"position\": -4}', 1e12)")
+        raw.execute("INSERT INTO kv(ns, key, value, expires) VALUES ('intake', 'bad', '{not json', NULL)")
+        raw.execute("INSERT INTO kv(ns, key, value, expires) VALUES ('intake', 'odd', '{\"position\": -4}', 1e12)")
     assert store.load("bad") is None
     assert store.load("odd") is None
 
 
-def test_stale_dialogs_are_pruned_on_open(tmp_path: Path) -> None:
+def test_expired_dialogs_are_gone(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
     IntakeStore(path).save("fresh", IntakeState())
     with sqlite3.connect(path) as raw:
-        raw.execute("INSERT INTO dialogs(key, state, updated) VALUES ('ancient', '{}', 0)")
+        raw.execute("INSERT INTO kv(ns, key, value, expires) VALUES ('intake', 'ancient', '{}', 1)")
     assert IntakeStore(path).keys() == ["fresh"]
 
 

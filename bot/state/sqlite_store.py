@@ -1,0 +1,178 @@
+"""The embedded backend: one SQLite file in WAL mode under ``HWBOT_STATE_DIR``.
+
+Why SQLite: it ships with Python, survives restarts, and in WAL mode readers never
+block the single writer, so every ``hwbot slack`` worker on one host can share the file
+with no configuration. Every write that must be atomic (a claim over several keys, a
+read-modify-write) runs in one ``BEGIN IMMEDIATE`` transaction, which SQLite serializes
+across processes. Expiry uses wall-clock time, because several processes compare it.
+Each thread gets its own connection (sqlite3 connections are not shared across threads).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from bot.state.base import CLAIM_DONE, CLAIM_IN_FLIGHT, CLAIMS, claim_owner, claim_state, claim_value
+from common.errors import ConfigError
+
+__all__ = ["SqliteStateStore", "STATE_DB_NAME"]
+
+STATE_DB_NAME = "state.sqlite3"
+#: How often (in writes) expired rows are swept.
+_SWEEP_EVERY = 200
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (
+    ns TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    expires REAL,
+    PRIMARY KEY (ns, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kv_expires ON kv (expires) WHERE expires IS NOT NULL;
+"""
+_UPSERT = (
+    "INSERT INTO kv (ns, key, value, expires) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, expires = excluded.expires"
+)
+_LIVE = "(expires IS NULL OR expires > ?)"
+
+
+def _expiry(ttl: float | None) -> float | None:
+    return None if ttl is None else time.time() + ttl
+
+
+class SqliteStateStore:
+    """:class:`~bot.state.base.StateStore` over one SQLite file."""
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
+        self.path = Path(path)
+        self._busy_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._writes = 0
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = self._conn()
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(_SCHEMA)
+            conn.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(
+                f"cannot open the state database {self.path}: {exc}",
+                hint="set HWBOT_STATE_DIR to a writable directory",
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"SqliteStateStore({str(self.path)!r})"
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves, so transactions are explicit.
+            conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={int(self._busy_ms)}")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction: the write lock is taken up front, so no upgrade deadlock."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            self._writes += 1
+            if self._writes % _SWEEP_EVERY == 0:
+                conn.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _read(conn: sqlite3.Connection, namespace: str, key: str) -> str | None:
+        row = conn.execute(f"SELECT value FROM kv WHERE ns = ? AND key = ? AND {_LIVE}", (namespace, key, time.time())).fetchone()
+        return str(row[0]) if row else None
+
+    # -- values ---------------------------------------------------------------------
+
+    def get(self, namespace: str, key: str) -> str | None:
+        return self._read(self._conn(), namespace, key)
+
+    def put(self, namespace: str, key: str, value: str, ttl: float | None = None) -> None:
+        with self._write() as conn:
+            conn.execute(_UPSERT, (namespace, key, value, _expiry(ttl)))
+
+    def add(self, namespace: str, key: str, value: str, ttl: float | None = None) -> bool:
+        with self._write() as conn:
+            if self._read(conn, namespace, key) is not None:
+                return False
+            conn.execute(_UPSERT, (namespace, key, value, _expiry(ttl)))
+            return True
+
+    def delete(self, namespace: str, key: str) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM kv WHERE ns = ? AND key = ?", (namespace, key))
+
+    def keys(self, namespace: str) -> list[str]:
+        return [key for key, _ in self.items(namespace)]
+
+    def items(self, namespace: str) -> list[tuple[str, str]]:
+        rows = self._conn().execute(
+            f"SELECT key, value FROM kv WHERE ns = ? AND {_LIVE} ORDER BY key", (namespace, time.time())
+        ).fetchall()
+        return [(str(k), str(v)) for k, v in rows]
+
+    def update(
+        self, namespace: str, key: str, step: Callable[[str | None], str | None], ttl: float | None = None
+    ) -> str | None:
+        with self._write() as conn:
+            new = step(self._read(conn, namespace, key))
+            if new is None:
+                conn.execute("DELETE FROM kv WHERE ns = ? AND key = ?", (namespace, key))
+            else:
+                conn.execute(_UPSERT, (namespace, key, new, _expiry(ttl)))
+            return new
+
+    # -- claims ---------------------------------------------------------------------
+
+    def claim(self, keys: Sequence[str], owner: str, ttl: float, *, steal_from: str | None = None) -> bool:
+        with self._write() as conn:
+            for key in keys:
+                held = self._read(conn, CLAIMS, key)
+                if held is None:
+                    continue
+                if steal_from and claim_state(held) == CLAIM_IN_FLIGHT and claim_owner(held) == steal_from:
+                    continue
+                return False
+            value = claim_value(CLAIM_IN_FLIGHT, owner)
+            for key in keys:
+                conn.execute(_UPSERT, (CLAIMS, key, value, _expiry(ttl)))
+            return True
+
+    def settle(self, keys: Sequence[str], owner: str, ttl: float) -> None:
+        with self._write() as conn:
+            for key in keys:
+                held = self._read(conn, CLAIMS, key)
+                if held is None or claim_owner(held) == owner:
+                    conn.execute(_UPSERT, (CLAIMS, key, claim_value(CLAIM_DONE, owner), _expiry(ttl)))
+
+    def release(self, keys: Sequence[str], owner: str) -> None:
+        with self._write() as conn:
+            for key in keys:
+                held = self._read(conn, CLAIMS, key)
+                if held is not None and claim_owner(held) == owner and claim_state(held) == CLAIM_IN_FLIGHT:
+                    conn.execute("DELETE FROM kv WHERE ns = ? AND key = ?", (CLAIMS, key))
+
+    def close(self) -> None:
+        """Close this thread's connection (other threads' close when they end)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

@@ -1,0 +1,61 @@
+"""The recommendation card: change any answer in place (chat.update re-scores it), or Refine in the modal."""
+
+from __future__ import annotations
+
+from bot.slack.card import ACTION_REFINE, ACTION_WHATIF_PREFIX
+from bot.slack.recommend_blocks import KIND_NAMES
+from knowledge.recommend.profile import parse_profile
+from knowledge.recommend.scoring import recommend
+from tests.harness.profiles import TPU_FRIENDLY
+from tests.harness.slack_requests import select_state, view_submission
+from tests.slack.conftest import RunningBot, block_texts
+
+
+def _card(bot: RunningBot) -> dict:
+    bot.sender.interactive(view_submission(select_state(TPU_FRIENDLY), user="UASKER01"))
+    return bot.fake.wait_for("chat.postMessage")[0].body
+
+
+def _select(blocks: list[dict], field: str) -> dict:
+    return next(e for b in blocks if b["type"] == "actions" for e in b["elements"] if e["action_id"] == ACTION_WHATIF_PREFIX + field)
+
+
+def _click(card: dict, action: dict) -> dict:
+    return {
+        "type": "block_actions", "user": {"id": "UASKER01", "team_id": "THWTEAM1"}, "team": {"id": "THWTEAM1"},
+        "container": {"type": "message", "message_ts": "1700000000.000009", "channel_id": card["channel"]},
+        "trigger_id": "1.2.trigger", "channel": {"id": card["channel"]}, "response_url": "",
+        "message": {"ts": "1700000000.000009", "blocks": card["blocks"]}, "actions": [action],
+    }
+
+
+def test_the_card_shows_every_answer_as_a_menu_and_a_change_rescores_it_in_place(bot: RunningBot) -> None:
+    card = _card(bot)
+    cloud = _select(card["blocks"], "cloud")
+    assert cloud["initial_option"]["value"].endswith("|google_cloud")
+    before = recommend(parse_profile(TPU_FRIENDLY))
+    assert f"Recommendation: {KIND_NAMES[before.recommendation]}" in "\n".join(block_texts(card["blocks"]))
+
+    on_prem = next(o for o in cloud["options"] if o["value"].endswith("|on_prem"))
+    action = {"action_id": cloud["action_id"], "type": "static_select", "selected_option": on_prem, "block_id": "x", "action_ts": "1"}
+    assert bot.sender.interactive(_click(card, action)).status == 200
+    update = bot.fake.wait_for("chat.update")[0].body
+    after = recommend(parse_profile({**TPU_FRIENDLY, "cloud": "on_prem"}))
+    assert after.recommendation != before.recommendation  # the what-if changes the verdict
+    assert f"Recommendation: {KIND_NAMES[after.recommendation]}" in "\n".join(block_texts(update["blocks"]))
+    assert _select(update["blocks"], "cloud")["initial_option"]["value"].endswith("|on_prem")
+
+
+def test_a_forged_value_changes_nothing_and_refine_opens_the_modal_prefilled(bot: RunningBot) -> None:
+    card = _card(bot)
+    cloud = _select(card["blocks"], "cloud")
+    card_id = cloud["initial_option"]["value"].split("|")[0]
+    forged = {"action_id": cloud["action_id"], "type": "static_select", "selected_option": {"value": f"{card_id}|<!channel>"}}
+    bot.sender.interactive(_click(card, forged))
+    refine = next(e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == ACTION_REFINE)
+    bot.sender.interactive(_click(card, {"action_id": ACTION_REFINE, "type": "button", "value": refine["value"]}))
+    view = bot.fake.wait_for("views.open")[0].body["view"]
+    bot.wait_idle()
+    assert bot.fake.calls("chat.update") == []
+    initial = {b["element"]["action_id"]: b["element"].get("initial_option", {}).get("value") for b in view["blocks"] if b["type"] == "input"}
+    assert initial["cloud"] == "google_cloud" and initial["stage"] == TPU_FRIENDLY["stage"]
