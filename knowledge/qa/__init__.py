@@ -5,14 +5,18 @@ It never imports ``knowledge.recommend``; callers that need both join them above
 
 from knowledge.qa.abstain import (
     DECLINE_TEXT,
+    DECLINE_TEXTS,
     declined_answer,
+    lacks_asked_kind,
     should_decline,
 )
 from knowledge.qa.compose import (
     Candidate,
+    argues_for,
     compose,
-    is_tradeoff,
+    is_verdict,
     join_sentences,
+    mentions_domain,
     side_of,
 )
 from knowledge.qa.curated import (
@@ -20,7 +24,22 @@ from knowledge.qa.curated import (
     CuratedEntry,
     CuratedMatch,
     CuratedMatcher,
+    FaqForms,
     cites_map,
+    faq_forms,
+)
+from knowledge.qa.intent import (
+    CHOICE_INTENTS,
+    INTENTS,
+    Intent,
+    IntentClassifier,
+    brevity_limit,
+    intent_data,
+)
+from knowledge.qa.standalone import (
+    dangling_opener,
+    meta_phrase,
+    standalone_rules,
 )
 from knowledge.qa.engine import (
     QAEngine,
@@ -80,9 +99,24 @@ __all__ = [
     "Evidence",
     "Candidate",
     "compose",
-    "is_tradeoff",
     "side_of",
+    "argues_for",
+    "is_verdict",
+    "mentions_domain",
     "join_sentences",
+    "Intent",
+    "IntentClassifier",
+    "INTENTS",
+    "CHOICE_INTENTS",
+    "intent_data",
+    "brevity_limit",
+    "dangling_opener",
+    "meta_phrase",
+    "standalone_rules",
+    "FaqForms",
+    "faq_forms",
+    "lacks_asked_kind",
+    "DECLINE_TEXTS",
     "CuratedEntry",
     "CuratedMatch",
     "CuratedMatcher",
