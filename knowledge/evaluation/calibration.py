@@ -61,7 +61,7 @@ def curated_right(item: DevItem, match: CuratedMatch) -> bool:
     return match.entry.chunk_id in item.relevant or bool(primary and primary[0] in item.relevant)
 
 
-def _middle(plateau: list[tuple[float, ...]]) -> tuple[float, ...]:
+def _middle(plateau: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
     return sorted(plateau)[len(plateau) // 2]
 
 
@@ -101,7 +101,7 @@ def calibrate_abstention(engine: QAEngine, tune: list[DevItem]) -> tuple[Abstain
             continue
         p = base.model_copy(update={"min_dense": min_dense, "strong_dense": strong, "min_bm25": bm25, "min_margin": margin})
 
-        def declined(s: _Seen) -> bool:
+        def declined(s: _Seen, p: AbstainParams = p) -> bool:
             if s.intent == "out_of_scope":
                 return True
             curated = s.intent != "situational" and s.best is not None and s.best.similarity >= params.curated.min_similarity and s.best.margin >= params.curated.min_margin

@@ -54,7 +54,7 @@ def load_dev_set(path: Path | None = None) -> list[DevItem]:
 
 
 def _key(item: DevItem) -> str:
-    return hashlib.sha256(f"{item.id}|{item.question}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{item.id}|{item.question}".encode()).hexdigest()
 
 
 def halves(items: list[DevItem]) -> dict[str, Half]:

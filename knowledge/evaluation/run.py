@@ -65,14 +65,19 @@ def retrieval_rows(engine: QAEngine, items: list[DevItem], expand: dict[str, set
             hits, _, _ = engine.retrieve(clean_question(item.question)[0], mode=mode, k=10, qvec=vecs[item.id])
             rel = relevant_ids(item, expand)
             ranks.append(next((r for r, h in enumerate(hits) if h.chunk.chunk_id in rel), None))
-        n = max(1, len(ranks))
-
-        def recall(k: int) -> float:
-            return sum(1 for x in ranks if x is not None and x < k) / n
-
-        mrr = sum(1 / (x + 1) for x in ranks if x is not None) / n
-        rows.append(RetrievalRow(mode=mode, recall_at_1=recall(1), recall_at_3=recall(3), recall_at_5=recall(5), mrr_at_10=mrr))
+        rows.append(_row(mode, ranks))
     return rows
+
+
+def _row(mode: str, ranks: list[int | None]) -> RetrievalRow:
+    n = max(1, len(ranks))
+
+    def recall(k: int) -> float:
+        return sum(1 for x in ranks if x is not None and x < k) / n
+
+    mrr = sum(1 / (x + 1) for x in ranks if x is not None) / n
+    return RetrievalRow(mode=mode, recall_at_1=recall(1), recall_at_3=recall(3), recall_at_5=recall(5), mrr_at_10=mrr)
+
 
 
 def measure(engine: QAEngine, items: list[DevItem], *, with_retrieval: bool = True) -> EvalReport:

@@ -28,19 +28,6 @@ from knowledge.qa.curated import (
     cites_map,
     faq_forms,
 )
-from knowledge.qa.intent import (
-    CHOICE_INTENTS,
-    INTENTS,
-    Intent,
-    IntentClassifier,
-    brevity_limit,
-    intent_data,
-)
-from knowledge.qa.standalone import (
-    dangling_opener,
-    meta_phrase,
-    standalone_rules,
-)
 from knowledge.qa.engine import (
     QAEngine,
     ensure_index,
@@ -52,6 +39,14 @@ from knowledge.qa.hygiene import (
     MAX_QUESTION_CHARS,
     EmptyQuestionError,
     clean_question,
+)
+from knowledge.qa.intent import (
+    CHOICE_INTENTS,
+    INTENTS,
+    Intent,
+    IntentClassifier,
+    brevity_limit,
+    intent_data,
 )
 from knowledge.qa.lexical import (
     STOPWORDS,
@@ -75,6 +70,11 @@ from knowledge.qa.retrieval import (
     Hit,
     Mode,
     Retriever,
+)
+from knowledge.qa.standalone import (
+    dangling_opener,
+    meta_phrase,
+    standalone_rules,
 )
 
 __all__ = [

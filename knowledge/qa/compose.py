@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 _FILE = Path(__file__).with_name("data") / "compose.toml"
+_DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
 
 
 class ComposeVocabulary(BaseModel):
@@ -281,9 +282,13 @@ def _plain(question: str, cands: list[Candidate], intent: Intent, params: Answer
 
 
 def compose(
-    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent
+    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None
 ) -> tuple[list[AnswerSentence], list[Citation]]:
-    """Choose and order the answer sentences for ``intent``; ([], []) when there is nothing to say."""
+    """Choose and order the answer sentences for ``intent``; ([], []) when there is nothing to say.
+
+    Without an intent the answer is shaped like an explanation (the why/how budget).
+    """
+    intent = intent or _DEFAULT_INTENT
     cands = _candidates(question, qvec, hits, store, params)
     if not cands or intent.max_sentences <= 0:
         return [], []
