@@ -42,7 +42,7 @@ def _observe(engine: QAEngine, items: list[DevItem]) -> list[_Seen]:
         qvec = engine.encode_query(text)
         intent = engine.intent(text, qvec)
         _, evidence, _ = engine.retrieve(text, qvec=qvec)
-        lenient = (intent.name == "situational" and mentions_domain(text)) or (
+        lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
             intent.name == "comparison" and side_of(text) is not None
         )
         best = engine.curated.best(qvec)

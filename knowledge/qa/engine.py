@@ -161,7 +161,7 @@ class QAEngine:
         hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=depth)
         # A choice between our two accelerators, or a team describing its own situation in
         # our domain, is in scope by what it asks; its similarity is diluted by details.
-        lenient = (intent.name == "situational" and mentions_domain(text)) or (
+        lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
             intent.name == "comparison" and side_of(text) is not None
         )
         if not hits or (self.declines(evidence, mode) and not lenient):

@@ -8,8 +8,8 @@ import pytest
 
 from knowledge.evaluation import (
     IN_CATEGORIES,
-    OUT_CATEGORIES,
     MODES,
+    OUT_CATEGORIES,
     load_dev_set,
     load_floors,
     measure,
@@ -35,7 +35,7 @@ def test_split_is_deterministic_stratified_and_disjoint():
     again_tune, again_test = split(list(reversed(items)))
     assert {i.id for i in tune} == {i.id for i in again_tune} and {i.id for i in test} == {i.id for i in again_test}
     assert not {i.id for i in tune} & {i.id for i in test} and len(tune) + len(test) == len(items)
-    for cat, n in Counter(i.category for i in items).items():
+    for cat in Counter(i.category for i in items):
         assert abs(sum(1 for i in tune if i.category == cat) - sum(1 for i in test if i.category == cat)) <= 1, cat
 
 
