@@ -26,7 +26,7 @@ LATENCY_TARGET = 1.5
 
 def load_questionnaire(limit: int | None = None) -> list[str]:
     """The dev set's questions, in file order (a realistic mix of answerable and not)."""
-    from knowledge.evaluation.evaluate import EVAL_DIR
+    from knowledge.evaluation import EVAL_DIR
 
     questions = []
     with open(EVAL_DIR / "dev.jsonl", encoding="utf-8") as fh:

@@ -1,4 +1,5 @@
-"""The dev set, retrieval and abstention metrics, calibration and CI floors.
+"""The dev set (with its tuning / test split), metrics with Wilson intervals, the answer
+lint, calibration on the tuning half, and the CI floors judged on the test half.
 
 Names load lazily (PEP 562): importing one light module of this package (a type, a
 loader) must not pull in FAISS, BM25 and numpy with the engine.
@@ -10,15 +11,33 @@ import importlib
 from typing import Any
 
 _EXPORTS: dict[str, str] = {
-    "MODES": "knowledge.evaluation.evaluate",
-    "DevItem": "knowledge.evaluation.evaluate",
-    "Floors": "knowledge.evaluation.evaluate",
-    "Metrics": "knowledge.evaluation.evaluate",
-    "calibrate": "knowledge.evaluation.evaluate",
-    "calibrate_curated": "knowledge.evaluation.evaluate",
-    "evaluate": "knowledge.evaluation.evaluate",
-    "load_dev_set": "knowledge.evaluation.evaluate",
-    "load_floors": "knowledge.evaluation.evaluate",
+    "calibrate_abstention": "knowledge.evaluation.calibration",
+    "calibrate_curated": "knowledge.evaluation.calibration",
+    "curated_right": "knowledge.evaluation.calibration",
+    "EVAL_DIR": "knowledge.evaluation.devset",
+    "IN_CATEGORIES": "knowledge.evaluation.devset",
+    "OUT_CATEGORIES": "knowledge.evaluation.devset",
+    "DevItem": "knowledge.evaluation.devset",
+    "half_of": "knowledge.evaluation.devset",
+    "halves": "knowledge.evaluation.devset",
+    "load_dev_set": "knowledge.evaluation.devset",
+    "split": "knowledge.evaluation.devset",
+    "Floors": "knowledge.evaluation.floors",
+    "load_floors": "knowledge.evaluation.floors",
+    "REPEAT_COSINE": "knowledge.evaluation.lint",
+    "lint_answer": "knowledge.evaluation.lint",
+    "HalfReport": "knowledge.evaluation.metrics",
+    "ItemResult": "knowledge.evaluation.metrics",
+    "Rate": "knowledge.evaluation.metrics",
+    "RetrievalRow": "knowledge.evaluation.metrics",
+    "relevant_ids": "knowledge.evaluation.metrics",
+    "summarize": "knowledge.evaluation.metrics",
+    "wilson": "knowledge.evaluation.metrics",
+    "MODES": "knowledge.evaluation.run",
+    "EvalReport": "knowledge.evaluation.run",
+    "judge": "knowledge.evaluation.run",
+    "measure": "knowledge.evaluation.run",
+    "retrieval_rows": "knowledge.evaluation.run",
 }
 
 __all__ = list(_EXPORTS)

@@ -4,21 +4,41 @@ An extractive answerer always finds *some* sentence; the risk is quoting it for 
 question the notes never address. Three corpus-level signals decide: how close the
 best chunk is (dense cosine), whether the question's words occur at all (BM25), and
 how far the best chunk stands out from the rest (margin). The thresholds are data,
-calibrated on the dev set.
+calibrated on the tuning half of the dev set.
+
+A second check is by answer type: a question that asks for a figure (a price, a
+version, a date, a count) or for code is declined unless the chosen sentences hold
+that kind of thing, because a nearby sentence about TPU costs is no answer to "what is
+the price per chip-hour?".
 """
 
 from __future__ import annotations
 
-from knowledge.qa.models import Answer
+from knowledge.qa.intent import Intent
+from knowledge.qa.models import Answer, AnswerSentence
 from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
 
-__all__ = ["should_decline", "declined_answer", "DECLINE_TEXT"]
+__all__ = ["should_decline", "declined_answer", "lacks_asked_kind", "DECLINE_TEXT", "DECLINE_TEXTS"]
 
 DECLINE_TEXT = (
     "The notes do not cover this question. Try rephrasing it in terms of GPUs, TPUs and your "
     "workload, or ask for a structured recommendation with /recommend (in Slack: /hwbot recommend)."
 )
+#: Every refusal starts with "The notes do not cover this question" (the contract); the
+#: rest says why, when the reason is more specific than weak evidence.
+DECLINE_TEXTS = {
+    "no_evidence": DECLINE_TEXT,
+    "out_of_scope": DECLINE_TEXT,
+    "no_figure": (
+        "The notes do not cover this question: they state no such figure (price, version, date, count or "
+        "measurement). Check the provider's current documentation for exact numbers."
+    ),
+    "no_code": (
+        "The notes do not cover this question: they explain choices and practices but hold no code. "
+        "The framework's own documentation has worked examples."
+    ),
+}
 
 
 def should_decline(evidence: Evidence, params: AbstainParams, mode: str = "hybrid") -> bool:
@@ -39,6 +59,22 @@ def should_decline(evidence: Evidence, params: AbstainParams, mode: str = "hybri
     return evidence.top_bm25 < params.min_bm25 and evidence.margin < params.min_margin
 
 
-def declined_answer(question: str, notices: list[str] | None = None) -> Answer:
-    """The one shape of a refusal: the notes do not cover it, and no citations."""
-    return Answer(question=question, answer=DECLINE_TEXT, declined=True, notices=list(notices or []), mode="declined")
+def lacks_asked_kind(intent: Intent, sentences: list[AnswerSentence]) -> bool:
+    """True when a figure or code question's chosen sentences hold no figure / code of that kind."""
+    pattern = intent.evidence_pattern()
+    if pattern is None:
+        return False
+    return not any(pattern.search(s.text) for s in sentences)
+
+
+def declined_answer(question: str, notices: list[str] | None = None, *, reason: str = "no_evidence", intent: str = "") -> Answer:
+    """The one shape of a refusal: the notes do not cover it (and why), and no citations."""
+    return Answer(
+        question=question,
+        answer=DECLINE_TEXTS.get(reason, DECLINE_TEXT),
+        declined=True,
+        notices=list(notices or []),
+        mode="declined",
+        intent=intent,
+        decline_reason=reason,
+    )

@@ -1,58 +1,138 @@
-"""Extractive answers: pick the best sentences of the top chunks, each citing its chunk.
+"""Extractive answers shaped by what the question asks: the answer first, within a budget.
 
 No text is generated. Every answer sentence is a verbatim sentence of the chunk it
-cites, so citation precision is 100% by construction (and a test checks the
-invariant). Relevance is cosine similarity (precomputed sentence vectors, same model)
-plus word overlap; Maximal Marginal Relevance keeps the picks from repeating each other.
+cites, so citation precision is 100% by construction (a test checks the invariant).
+Relevance is cosine similarity (precomputed sentence vectors, same model) plus word
+overlap; Maximal Marginal Relevance keeps the picks from repeating each other, which is
+also what keeps one fact from appearing twice (once from the notes, once from the FAQ).
+
+The shape follows the intent (:mod:`knowledge.qa.intent`):
+- a choice (comparison or situational) leads with a verdict sentence (pick a GPU, pick a
+  TPU, or what the choice depends on), then "For GPUs:" and "For TPUs:", each side
+  holding only sentences that argue for it;
+- anything else leads with its most relevant sentence (a definition with a defining
+  sentence), then the rest in the order of the notes;
+- the intent's sentence budget bounds the length, and a sentence that leans on its
+  predecessor brings it along or is left out.
+The vocabulary (accelerator terms, verdict and polarity cues) is data, in
+``data/compose.toml``.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from indexer.store import Store, StoredChunk
+from knowledge.qa.intent import CHOICE_INTENTS, Intent
 from knowledge.qa.lexical import tokenize
 from knowledge.qa.models import AnswerSentence, Citation
 from knowledge.qa.params import AnswerParams
 from knowledge.qa.retrieval import Hit
+from knowledge.qa.standalone import dangling_opener, meta_phrase
 
-__all__ = ["Candidate", "compose", "is_tradeoff", "side_of", "join_sentences"]
+__all__ = [
+    "Candidate", "ComposeVocabulary", "vocabulary", "compose", "side_of", "argues_for", "is_verdict",
+    "mentions_domain", "join_sentences",
+]
 
-_TRADEOFF = re.compile(
-    r"\b(vs\.?|versus|or|switch|switching|migrate|move|moving|compare|comparison|better|choose|choosing|pick|trade-?offs?|instead)\b",
-    re.I,
-)
-_GPU_TERMS = re.compile(r"\b(gpus?|cuda|cudnn|nvidia|workshop)\b", re.I)
-_TPU_TERMS = re.compile(r"\b(tpus?|xla|jax|asic|factory|pods?|pallas|google cloud)\b", re.I)
-_BOTTOM = re.compile(r"\b(balance between|outweighs?|the more stable|depends on|the decision)\b", re.I)
-
-
-def is_tradeoff(question: str) -> bool:
-    """A question weighing GPU against TPU, or asking whether to switch."""
-    both = _GPU_TERMS.search(question) and _TPU_TERMS.search(question)
-    switch = re.search(r"\b(should (we|i)|worth) (switch|move|migrat)", question, re.I)
-    return bool((both and _TRADEOFF.search(question)) or switch)
+_FILE = Path(__file__).with_name("data") / "compose.toml"
+_DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
 
 
-def side_of(sentence: str) -> str:
-    """Which side a sentence argues: 'gpu', 'tpu', 'bottom_line' or 'answer' (neither).
+class ComposeVocabulary(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    A sentence that weighs the two against each other ("a balance between...", "the
-    more stable ... the more the TPU outweighs ...") is a bottom line; otherwise the
-    accelerator it names more often is its side.
-    """
-    if _BOTTOM.search(sentence):
-        return "bottom_line"
-    g = len(_GPU_TERMS.findall(sentence))
-    t = len(_TPU_TERMS.findall(sentence))
-    if g > t:
+    gpu_terms: str
+    tpu_terms: str
+    verdicts: list[str]
+    for_gpu: list[str]
+    for_tpu: list[str]
+    neutral: list[str]
+    positive: list[str]
+    negative: list[str]
+    definitions: list[str]
+    domain_terms: str
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    gpu: re.Pattern[str]
+    tpu: re.Pattern[str]
+    verdicts: tuple[re.Pattern[str], ...]
+    for_gpu: tuple[re.Pattern[str], ...]
+    for_tpu: tuple[re.Pattern[str], ...]
+    neutral: tuple[re.Pattern[str], ...]
+    positive: tuple[re.Pattern[str], ...]
+    negative: tuple[re.Pattern[str], ...]
+    definitions: tuple[re.Pattern[str], ...]
+    domain: re.Pattern[str]
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> _Compiled:
+    v = ComposeVocabulary(**tomllib.loads(_FILE.read_text(encoding="utf-8")))
+
+    def many(ps: list[str]) -> tuple[re.Pattern[str], ...]:
+        return tuple(re.compile(p, re.I) for p in ps)
+
+    return _Compiled(
+        re.compile(v.gpu_terms, re.I), re.compile(v.tpu_terms, re.I), many(v.verdicts),
+        many(v.for_gpu), many(v.for_tpu), many(v.neutral), many(v.positive),
+        many(v.negative), many(v.definitions), re.compile(v.domain_terms, re.I),
+    )
+
+
+def side_of(sentence: str) -> str | None:
+    """The accelerator a sentence is about: the one it names first ('gpu', 'tpu' or None)."""
+    voc = vocabulary()
+    g, t = voc.gpu.search(sentence), voc.tpu.search(sentence)
+    if g and (not t or g.start() < t.start()):
         return "gpu"
-    if t > g:
-        return "tpu"
-    return "answer"
+    return "tpu" if t else None
+
+
+def argues_for(sentence: str) -> str | None:
+    """Which accelerator a sentence argues for: 'gpu', 'tpu' or None.
+
+    Explicit recommendations (``for_gpu`` / ``for_tpu`` in the data) decide first; a
+    sentence weighing both sides argues for neither; otherwise it argues for its subject
+    when it speaks well of it and for the other one when it speaks against it.
+    """
+    voc = vocabulary()
+    if any(p.search(sentence) for p in voc.neutral):
+        return None
+    gpu = any(p.search(sentence) for p in voc.for_gpu)
+    tpu = any(p.search(sentence) for p in voc.for_tpu)
+    if gpu != tpu:
+        return "gpu" if gpu else "tpu"
+    subject = side_of(sentence)
+    if subject is None:
+        return None
+    pos = sum(len(p.findall(sentence)) for p in voc.positive)
+    neg = sum(len(p.findall(sentence)) for p in voc.negative)
+    if pos == neg:
+        return None
+    other = "tpu" if subject == "gpu" else "gpu"
+    return subject if pos > neg else other
+
+
+def is_verdict(sentence: str) -> bool:
+    """A sentence that says which accelerator to pick, or what the choice depends on."""
+    voc = vocabulary()
+    names = voc.gpu.search(sentence) or voc.tpu.search(sentence) or "depends on" in sentence.lower()
+    return bool(names) and any(p.search(sentence) for p in voc.verdicts)
+
+
+def mentions_domain(question: str) -> bool:
+    return bool(vocabulary().domain.search(question))
 
 
 @dataclass
@@ -65,8 +145,35 @@ class Candidate:
     vector: np.ndarray
 
 
+_IDF: dict[int, tuple[Store, dict[str, float]]] = {}
+
+
+def _idf(store: Store) -> dict[str, float]:
+    """Inverse sentence frequency of every token in the store (cached per store).
+
+    Word overlap weighted by it rewards a sentence for sharing the question's rare words
+    ("billed", "float64"), not for saying "TPU", which nearly every sentence does.
+    """
+    cached = _IDF.get(id(store))
+    if cached is not None and cached[0] is store:
+        return cached[1]
+    df: dict[str, int] = {}
+    n = 0
+    for chunk in store.chunks:
+        for s in chunk.sentences:
+            n += 1
+            for tok in set(tokenize(s)):
+                df[tok] = df.get(tok, 0) + 1
+    idf = {tok: float(np.log((n + 1) / (d + 0.5))) for tok, d in df.items()}
+    _IDF[id(store)] = (store, idf)
+    return idf
+
+
 def _candidates(question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams) -> list[Candidate]:
     qtokens = set(tokenize(question))
+    idf = _idf(store)
+    default = max(idf.values(), default=1.0)
+    qweight = sum(idf.get(t, default) for t in qtokens)
     out: list[Candidate] = []
     seen: set[str] = set()
     for hit in hits:
@@ -74,66 +181,126 @@ def _candidates(question: str, qvec: np.ndarray, hits: list[Hit], store: Store, 
         vecs = store.sentence_vectors[chunk.sentence_start : chunk.sentence_start + len(chunk.sentences)]
         cos = vecs @ qvec
         for pos, (text, vec) in enumerate(zip(chunk.sentences, vecs)):
-            if text in seen or len(text.split()) < 5 or text.endswith("?"):
-                continue  # overlap sentences appear in two chunks; headings-like fragments say little
+            if text in seen or len(text.split()) < 5 or text.endswith("?") or meta_phrase(text):
+                continue  # overlap sentences appear in two chunks; fragments and meta text say little
             seen.add(text)
             stoks = set(tokenize(text))
-            overlap = len(qtokens & stoks) / len(qtokens) if qtokens else 0.0
+            overlap = sum(idf.get(t, default) for t in qtokens & stoks) / qweight if qweight else 0.0
             rel = float(cos[pos]) + params.lexical_weight * overlap + params.rank_prior / (hit.rank + 1)
             out.append(Candidate(text, chunk, pos, hit.rank, rel, vec))
     return out
 
 
-def _mmr(cands: list[Candidate], params: AnswerParams, pool_filter=None) -> list[Candidate]:
-    """Greedy MMR within the word budget."""
-    pool = [c for c in cands if pool_filter is None or pool_filter(c)]
-    if not pool:
+def _redundant(c: Candidate, picked: list[Candidate], params: AnswerParams) -> bool:
+    return any(float(c.vector @ p.vector) >= params.max_redundancy for p in picked)
+
+
+def _mmr(pool: list[Candidate], n: int, params: AnswerParams, picked: list[Candidate] | None = None) -> list[Candidate]:
+    """Greedy MMR: up to ``n`` relevant, mutually different sentences (``picked`` already chosen)."""
+    already = list(picked or [])
+    if not pool or n <= 0:
         return []
     best = max(c.relevance for c in pool)
-    pool = [c for c in pool if c.relevance >= best * params.min_relevance_ratio or c.relevance == best]
-    picked: list[Candidate] = []
-    words = 0
-    while pool and len(picked) < params.max_sentences:
+    pool = [c for c in pool if c.relevance >= best * params.min_relevance_ratio and c not in already]
+    out: list[Candidate] = []
+    while pool and len(out) < n:
         def score(c: Candidate) -> float:
-            redundancy = max((float(c.vector @ p.vector) for p in picked), default=0.0)
+            redundancy = max((float(c.vector @ p.vector) for p in already + out), default=0.0)
             return params.mmr_lambda * c.relevance - (1 - params.mmr_lambda) * redundancy
 
         nxt = max(pool, key=score)
         pool.remove(nxt)
-        if any(float(nxt.vector @ p.vector) >= params.max_redundancy for p in picked):
-            continue  # says again what a picked sentence said (e.g. a FAQ restating a note)
-        n = len(nxt.text.split())
-        if picked and words + n > params.max_words and len(picked) >= params.min_sentences:
-            continue
-        picked.append(nxt)
-        words += n
-    return picked
+        if not _redundant(nxt, already + out, params):
+            out.append(nxt)
+    return out
 
 
 def _doc_order(c: Candidate) -> tuple:
     return (c.chunk.source_id, c.chunk.chunk_id, c.position)
 
 
+def _with_predecessors(picked: list[Candidate], all_cands: list[Candidate], budget: int) -> list[Candidate]:
+    """A sentence that leans on its predecessor brings it along when the budget allows, else goes."""
+    out: list[Candidate] = []
+    for c in picked:
+        if dangling_opener(c.text) is None:
+            out.append(c)
+            continue
+        prev = next((x for x in all_cands if x.chunk is c.chunk and x.position == c.position - 1), None)
+        if prev is not None and (prev in out or len(out) + 2 <= budget) and dangling_opener(prev.text) is None:
+            if prev not in out:
+                out.append(prev)
+            out.append(c)
+    return out[:budget]
+
+
+def _lead(pool: list[Candidate], prefer: Callable[[str], bool]) -> Candidate | None:
+    """The most relevant preferred sentence among the relevant ones, else the most relevant."""
+    if not pool:
+        return None
+    top = max(c.relevance for c in pool)
+    preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * 0.8]
+    return max(preferred or pool, key=lambda c: c.relevance)
+
+
+def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
+    """Verdict first, then the sentences arguing for each side."""
+    verdicts = [c for c in cands if is_verdict(c.text)]
+    lead = max(verdicts, key=lambda c: c.relevance) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
+    if lead is None:
+        return []
+    chosen: list[tuple[Candidate, str]] = [(lead, "verdict")]
+    per_side = max(0, (intent.max_sentences - 1) // 2)
+    rest = [c for c in cands if c is not lead]
+    picked = [lead]
+    for side in ("gpu", "tpu"):
+        mine = _mmr([c for c in rest if argues_for(c.text) == side and dangling_opener(c.text) is None], per_side, params, picked)
+        picked += mine
+        chosen += [(c, side) for c in sorted(mine, key=_doc_order)]
+    return chosen
+
+
+def _plain(question: str, cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
+    """The answering sentence first, then the most useful others in the order of the notes."""
+    voc = vocabulary()
+    if intent.name == "definition":
+        qtokens = set(tokenize(question))
+
+        def defines_asked(s: str) -> bool:
+            head = re.split(r"\b(?:is|are|stands?)\b", s, maxsplit=1)[0]
+            return any(p.search(s) for p in voc.definitions) and bool(qtokens & set(tokenize(head)))
+
+        defining = [c for c in cands if defines_asked(c.text)]
+        lead = max(defining, key=lambda c: c.relevance) if defining else _lead(cands, lambda s: dangling_opener(s) is None)
+    else:
+        lead = _lead(cands, lambda s: dangling_opener(s) is None)
+    if lead is None:
+        return []
+    others = _mmr([c for c in cands if c is not lead], intent.max_sentences - 1, params, [lead])
+    ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
+    return [(c, "answer") for c in ordered]
+
+
 def compose(
-    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams
+    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None
 ) -> tuple[list[AnswerSentence], list[Citation]]:
-    """Choose and order the answer sentences; a trade-off question gets GPU / TPU / bottom line."""
+    """Choose and order the answer sentences for ``intent``; ([], []) when there is nothing to say.
+
+    Without an intent the answer is shaped like an explanation (the why/how budget).
+    """
+    intent = intent or _DEFAULT_INTENT
     cands = _candidates(question, qvec, hits, store, params)
-    if not cands:
+    if not cands or intent.max_sentences <= 0:
         return [], []
     chosen: list[tuple[Candidate, str]] = []
-    if is_tradeoff(question):
-        sides = {c.text: side_of(c.text) for c in cands}
-        half = params.model_copy(update={"max_sentences": 2, "max_words": params.max_words // 2, "min_sentences": 1})
-        gpu = _mmr(cands, half, lambda c: sides[c.text] == "gpu")
-        tpu = _mmr(cands, half, lambda c: sides[c.text] == "tpu")
-        bottom = _mmr(cands, half.model_copy(update={"max_sentences": 1}), lambda c: sides[c.text] == "bottom_line")
-        if gpu and tpu:
-            chosen = [(c, "gpu") for c in sorted(gpu, key=_doc_order)]
-            chosen += [(c, "tpu") for c in sorted(tpu, key=_doc_order)]
-            chosen += [(c, "bottom_line") for c in bottom]
+    if intent.name in CHOICE_INTENTS and intent.max_sentences > 1:
+        chosen = _choice(cands, intent, params)
+    elif intent.name in CHOICE_INTENTS:
+        verdicts = [c for c in cands if is_verdict(c.text)]
+        if verdicts:
+            chosen = [(max(verdicts, key=lambda c: c.relevance), "verdict")]
     if not chosen:
-        chosen = [(c, "answer") for c in sorted(_mmr(cands, params), key=_doc_order)]
+        chosen = _plain(question, cands, intent, params)
 
     sentences = [AnswerSentence(text=c.text, chunk_id=c.chunk.chunk_id, role=role) for c, role in chosen]
     citations: list[Citation] = []
@@ -143,31 +310,22 @@ def compose(
             continue
         hit = hit_by_id[c.chunk.chunk_id]
         citations.append(
-            Citation(
-                label=c.chunk.label,
-                chunk_id=c.chunk.chunk_id,
-                source=c.chunk.file,
-                pages=c.chunk.pages,
-                score=round(hit.dense, 4),
-            )
+            Citation(label=c.chunk.label, chunk_id=c.chunk.chunk_id, source=c.chunk.file, pages=c.chunk.pages, score=round(hit.dense, 4))
         )
     return sentences, citations
 
 
-_HEADINGS = {"gpu": "GPU side:", "tpu": "TPU side:", "bottom_line": "Bottom line:"}
+_HEADINGS = {"gpu": "For GPUs:", "tpu": "For TPUs:"}
 
 
 def join_sentences(sentences: list[AnswerSentence]) -> str:
-    """The ``answer`` string: sentences with inline ``[chunk_id]`` markers, grouped by side."""
+    """The ``answer`` string: sentences with inline ``[chunk_id]`` markers, one line per side."""
     lines: list[str] = []
     current_role: str | None = None
     for s in sentences:
         piece = f"{s.text} [{s.chunk_id}]"
-        if s.role in _HEADINGS:
-            if s.role != current_role:
-                lines.append(f"{_HEADINGS[s.role]} {piece}")
-            else:
-                lines[-1] += " " + piece
+        if s.role in _HEADINGS and s.role != current_role:
+            lines.append(f"{_HEADINGS[s.role]} {piece}")
         elif lines and current_role == s.role:
             lines[-1] += " " + piece
         else:

@@ -10,21 +10,61 @@ are embedded at index time (the store's heading vectors), and matching reuses th
 query vector the engine computed anyway, so a curated check costs one small matrix
 product and loading costs nothing.
 
-The cut-off is a calibrated parameter (``[curated] min_similarity`` in
-``params.toml``, suggested by ``hwbot eval --calibrate``): below it the question goes
-down the normal hybrid path, which may still quote FAQ sentences like any others.
+Each entry also carries other ways users ask it, as data (``data/faq_forms.toml``),
+embedded once when the matcher is built. An entry answers when its closest form is
+close enough (``[curated] min_similarity``) and stands out from the runner-up entry by
+``min_margin``: a single absolute cut-off either misses verbatim questions worded a
+little differently from the heading or lets a vague question ("gpu or tpu?") grab
+whichever entry happens to be nearest. Both are calibrated on the tuning half of the
+dev set. Otherwise the question goes down the normal hybrid path, which may still
+quote FAQ sentences like any others.
 """
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from indexer.store import Store, StoredChunk
+from knowledge.qa.lexical import tokenize
 from knowledge.qa.models import Answer, AnswerSentence, Citation
+from knowledge.qa.params import CuratedParams
 
-__all__ = ["CuratedEntry", "CuratedMatch", "CuratedMatcher", "cites_map", "NOTES_PREFIX"]
+__all__ = ["CuratedEntry", "CuratedMatch", "CuratedMatcher", "cites_map", "NOTES_PREFIX", "FaqForms", "faq_forms"]
+
+_FORMS_FILE = Path(__file__).with_name("data") / "faq_forms.toml"
+
+
+class _FormEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    question: str
+    forms: list[str] = Field(min_length=1)
+
+
+class FaqForms(BaseModel):
+    """Other question forms per FAQ heading."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    generic: list[str] = Field(default_factory=list)
+    entry: list[_FormEntry]
+
+    def by_question(self) -> dict[str, list[str]]:
+        return {e.question: list(e.forms) for e in self.entry}
+
+
+@lru_cache(maxsize=1)
+def faq_forms() -> FaqForms:
+    return FaqForms(**tomllib.loads(_FORMS_FILE.read_text(encoding="utf-8")))
+
+
+class _Encoder(Protocol):
+    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 #: Starts the line of an answer that points at the notes a curated answer rests on.
 NOTES_PREFIX = "Based on the notes:"
@@ -64,7 +104,12 @@ class CuratedEntry:
 @dataclass(frozen=True)
 class CuratedMatch:
     entry: CuratedEntry
-    similarity: float  # cosine of the user's question and the curated question
+    similarity: float  # best cosine of the user's question with the entry's heading or forms
+    runner_up: float = -1.0  # the same for the next-closest entry
+
+    @property
+    def margin(self) -> float:
+        return self.similarity - self.runner_up
 
 
 def _paragraph(sentences: list[AnswerSentence]) -> str:
@@ -101,31 +146,68 @@ def cites_map(store: Store) -> dict[str, set[str]]:
 
 
 class CuratedMatcher:
-    """The curated questions of one store, with their vectors from the index."""
+    """The curated questions of one store: heading vectors from the index, forms embedded once."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, embedder: _Encoder | None = None, forms: FaqForms | None = None) -> None:
         self.store = store
         self.entries = _entries(store)
         rows = [e.chunks[0].heading_row for e in self.entries]
-        self.vectors = store.heading_vectors[rows] if rows else np.zeros((0, store.chunk_vectors.shape[1]), dtype=np.float32)
+        dim = store.chunk_vectors.shape[1]
+        self.vectors = store.heading_vectors[rows] if rows else np.zeros((0, dim), dtype=np.float32)
+        # One row per (entry, form): the heading itself, then the forms from data.
+        owners = list(range(len(self.entries)))
+        form_vectors = [self.vectors]
+        data = forms or faq_forms()
+        known = data.by_question() if embedder is not None else {}
+        self._generic = set(tokenize(" ".join(data.generic)))
+        self._topics: list[set[str]] = []
+        texts: list[str] = []
+        for i, entry in enumerate(self.entries):
+            words = set(tokenize(entry.question))
+            for form in known.get(entry.question, []):
+                texts.append(form)
+                owners.append(i)
+                words |= set(tokenize(form))
+            self._topics.append(words - self._generic)
+        if texts and embedder is not None:
+            form_vectors.append(np.asarray(embedder.encode(texts), dtype=np.float32))
+        self._rows = np.concatenate(form_vectors) if self.entries else np.zeros((0, dim), dtype=np.float32)
+        self._owner = np.asarray(owners[: len(self._rows)], dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def best(self, qvec: np.ndarray) -> CuratedMatch | None:
-        """The closest curated question, however far (None when there is no FAQ)."""
+        """The closest entry (by its closest form) and the runner-up's similarity; None without a FAQ."""
         if not self.entries:
             return None
-        sims = self.vectors @ qvec
-        i = int(np.argmax(sims))
-        return CuratedMatch(self.entries[i], float(sims[i]))
+        sims = self._rows @ qvec
+        per_entry = np.full(len(self.entries), -1.0, dtype=np.float32)
+        np.maximum.at(per_entry, self._owner, sims)
+        order = np.argsort(-per_entry, kind="stable")
+        first = int(order[0])
+        second = float(per_entry[order[1]]) if len(order) > 1 else -1.0
+        return CuratedMatch(self.entries[first], float(per_entry[first]), second)
 
-    def match(self, qvec: np.ndarray, min_similarity: float) -> CuratedMatch | None:
-        """The closest curated question if it is at least ``min_similarity`` away, else None."""
+    def names_topic(self, question: str, entry: CuratedEntry) -> bool:
+        """Whether the question shares a topic word (not a generic one) with the entry."""
+        i = self.entries.index(entry)
+        return bool((set(tokenize(question)) - self._generic) & self._topics[i])
+
+    def match(self, qvec: np.ndarray, params: CuratedParams, question: str | None = None) -> CuratedMatch | None:
+        """The closest entry when it is close enough, clearly ahead of the runner-up and (given
+        the question's text) about a topic the question names; else None."""
         best = self.best(qvec)
-        return best if best is not None and best.similarity >= min_similarity else None
+        if best is None or best.similarity < params.min_similarity or best.margin < params.min_margin:
+            return None
+        if question is not None and not self.names_topic(question, best.entry):
+            return None
+        return best
 
-    def answer(self, question: str, match: CuratedMatch, qvec: np.ndarray, notices: list[str] | None = None) -> Answer:
+    def answer(
+        self, question: str, match: CuratedMatch, qvec: np.ndarray, notices: list[str] | None = None,
+        *, max_sentences: int | None = None, intent: str = "",
+    ) -> Answer:
         """The curated answer, verbatim, citing its FAQ chunk and then the notes it rests on.
 
         Each sentence cites the FAQ chunk it is quoted from. The text is the entry as
@@ -134,10 +216,12 @@ class CuratedMatcher:
         points at the notes it rests on, so every citation is referenced in the text. The
         citations list the FAQ chunk first, then the note chunks its ``cites`` line names
         (labels from the store). Citation scores are the question's cosine with each
-        chunk, as in hybrid answers.
+        chunk, as in hybrid answers. Entries are written answer first, so a tighter
+        budget (``max_sentences``, from the question's intent) keeps the leading sentences.
         """
         by_id = self.store.by_id()
-        sentences = [AnswerSentence(text=s, chunk_id=cid, role="curated") for s, cid in match.entry.sentences]
+        pairs = match.entry.sentences[: max_sentences or None]
+        sentences = [AnswerSentence(text=s, chunk_id=cid, role="curated") for s, cid in pairs]
         cited = [c.chunk_id for c in match.entry.chunks] + [c for c in match.entry.cites if c in by_id]
         citations = [self._citation(by_id[cid], qvec) for cid in dict.fromkeys(cited)]
         text = _paragraph(sentences)
@@ -152,6 +236,7 @@ class CuratedMatcher:
             sentences=sentences,
             notices=list(notices or []),
             mode="curated",
+            intent=intent,
         )
 
     def _citation(self, chunk: StoredChunk, qvec: np.ndarray) -> Citation:

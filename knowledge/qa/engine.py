@@ -2,10 +2,16 @@
 
 ``QAEngine.open`` makes sure the index exists and is fresh (building or updating it,
 with a progress bar, when sources changed), loads it once, checks it was built with
-this model, and builds BM25 over the same chunks. ``ask`` is then cheap: one query
-embedding, two searches, and sentence scoring on precomputed vectors. Before the
-searches, the same query vector is compared with the curated FAQ questions
-(:mod:`knowledge.qa.curated`); a close match is answered from the FAQ entry.
+this model, and builds BM25 over the same chunks; the intent prototypes and the FAQ
+question forms are embedded once here. ``ask`` is then cheap: one query embedding
+(:meth:`QAEngine.encode_query`, the one place questions are encoded; a batch may pass
+vectors it computed up front), the intent, two searches, and sentence scoring on
+precomputed vectors. Before the searches, the same query vector is compared with the
+curated FAQ questions (:mod:`knowledge.qa.curated`); a clear match is answered from
+the FAQ entry. Out-of-scope questions are declined, figure and code questions are
+declined unless the chosen sentences hold a figure of that kind or code, and a
+situational question that names our domain is answered with the best evidence there
+is (a recommendation verdict is joined in above this package).
 """
 
 from __future__ import annotations
@@ -19,15 +25,19 @@ from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
 from indexer.store import SourceEntry, Store, load_store
 from knowledge.paths import SOURCES_DIR
-from knowledge.qa.abstain import declined_answer, should_decline
-from knowledge.qa.compose import compose, join_sentences
+from knowledge.qa.abstain import declined_answer, lacks_asked_kind, should_decline
+from knowledge.qa.compose import compose, is_verdict, join_sentences, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.hygiene import clean_question
+from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.models import Answer
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 
 __all__ = ["QAEngine", "ensure_index"]
+
+#: Intents a curated FAQ entry never answers (see ``QAEngine.curated_match``).
+_NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
 
 
 def ensure_index(
@@ -60,7 +70,8 @@ class QAEngine:
         self.embedder = embedder
         self.params = params or load_params()
         self.retriever = Retriever(store, self.params.retrieval)
-        self.curated = CuratedMatcher(store)
+        self.curated = CuratedMatcher(store, embedder)
+        self.intents = IntentClassifier(embedder)
 
     @classmethod
     def open(
@@ -91,6 +102,10 @@ class QAEngine:
     def sources(self) -> list[SourceEntry]:
         return list(self.store.manifest.sources)
 
+    def encode_query(self, text: str) -> np.ndarray:
+        """The question's embedding (normalized float32, shape (dim,)): the one place it is computed."""
+        return np.asarray(self.embedder.encode([text])[0], dtype=np.float32)
+
     def retrieve(
         self, question: str, *, mode: Mode = "hybrid", k: int | None = None, qvec: np.ndarray | None = None
     ) -> tuple[list[Hit], Evidence, np.ndarray]:
@@ -99,36 +114,64 @@ class QAEngine:
         ``qvec`` is the question's embedding when the caller already has it.
         """
         if qvec is None:
-            qvec = self.embedder.encode_one(question)
+            qvec = self.encode_query(question)
         hits, evidence = self.retriever.search(question, qvec, mode=mode, k=k)
         return hits, evidence, qvec
+
+    def intent(self, question: str, qvec: np.ndarray | None = None) -> Intent:
+        """What an already-clean question asks for."""
+        return self.intents.classify(question, self.encode_query(question) if qvec is None else qvec)
 
     def declines(self, evidence: Evidence, mode: Mode = "hybrid") -> bool:
         return should_decline(evidence, self.params.abstain, mode)
 
-    def curated_match(self, qvec: np.ndarray, mode: Mode = "hybrid") -> CuratedMatch | None:
-        """The curated FAQ entry that answers this question, if one is close enough.
+    def curated_match(
+        self, qvec: np.ndarray, mode: Mode = "hybrid", intent: Intent | None = None, question: str | None = None
+    ) -> CuratedMatch | None:
+        """The curated FAQ entry that answers this question, if one clearly does.
 
         Only the hybrid path (what users get) consults the FAQ: the dense and BM25 modes
-        exist to compare retrieval signals in the eval and stay pure.
+        exist to compare retrieval signals in the eval and stay pure. Figure, code and
+        out-of-scope questions never get a curated answer (no entry holds a figure or
+        code), nor do situational ones: a team's own situation needs a verdict weighing
+        both sides, which no single FAQ entry gives.
         """
-        if mode != "hybrid":
+        if mode != "hybrid" or (intent is not None and intent.name in _NOT_CURATED):
             return None
-        return self.curated.match(qvec, self.params.curated.min_similarity)
+        return self.curated.match(qvec, self.params.curated, question)
 
-    def ask(self, question: str, *, mode: Mode = "hybrid") -> Answer:
-        """Answer one question. Raises ``EmptyQuestionError`` for an empty one."""
+    def ask(self, question: str, *, mode: Mode = "hybrid", query_vector: np.ndarray | None = None) -> Answer:
+        """Answer one question. Raises ``EmptyQuestionError`` for an empty one.
+
+        ``query_vector`` is the cleaned question's embedding when a batch computed it
+        already (normalized float32, shape (dim,)).
+        """
         text, notices = clean_question(question)
-        qvec = self.embedder.encode_one(text)
-        match = self.curated_match(qvec, mode)
+        qvec = self.encode_query(text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+        intent = self.intents.classify(text, qvec)
+        if intent.name == "out_of_scope":
+            return declined_answer(text, notices, reason="out_of_scope", intent=intent.name)
+        match = self.curated_match(qvec, mode, intent, text)
+        if match is not None and intent.name in CHOICE_INTENTS and not is_verdict(match.entry.sentences[0][0]):
+            match = None  # a choice is answered with a verdict first; this entry does not open with one
         if match is not None:
-            return self.curated.answer(text, match, qvec, notices)
-        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec)
-        if not hits or self.declines(evidence, mode):
-            return declined_answer(text, notices)
-        sentences, citations = compose(text, qvec, hits, self.store, self.params.answer)
+            return self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
+        # A definition is often one glossary sentence: look a little deeper for it.
+        depth = self.params.retrieval.top_chunks + 4 if intent.name == "definition" else None
+        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=depth)
+        # A choice between our two accelerators, or a team describing its own situation in
+        # our domain, is in scope by what it asks; its similarity is diluted by details.
+        lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
+            intent.name == "comparison" and side_of(text) is not None
+        )
+        if not hits or (self.declines(evidence, mode) and not lenient):
+            return declined_answer(text, notices, intent=intent.name)
+        sentences, citations = compose(text, qvec, hits, self.store, self.params.answer, intent)
         if not sentences:
-            return declined_answer(text, notices)
+            return declined_answer(text, notices, intent=intent.name)
+        if lacks_asked_kind(intent, sentences):
+            reason = "no_code" if intent.name == "code" else "no_figure"
+            return declined_answer(text, notices, reason=reason, intent=intent.name)
         return Answer(
             question=text,
             answer=join_sentences(sentences),
@@ -137,4 +180,5 @@ class QAEngine:
             sentences=sentences,
             notices=notices,
             mode=mode,
+            intent=intent.name,
         )

@@ -16,7 +16,7 @@ __all__ = [
     "Answer",
 ]
 
-SentenceRole = Literal["answer", "gpu", "tpu", "bottom_line", "curated"]
+SentenceRole = Literal["answer", "verdict", "gpu", "tpu", "curated"]
 
 
 class Citation(BaseModel):
@@ -49,12 +49,17 @@ class Answer(BaseModel):
     notices: list[str] = Field(default_factory=list)
     #: "hybrid" answers, "curated" FAQ answers or "declined".
     mode: str = "hybrid"
+    #: What the question asks for (knowledge.qa.intent): "definition", "comparison", ...
+    intent: str = ""
+    #: Why an answer was declined: "no_evidence", "out_of_scope", "no_figure", "no_code".
+    decline_reason: str = ""
 
     def to_contract(self) -> dict:
-        """The ``ask --json`` object: exactly the contract's keys, in order."""
+        """The ``ask --json`` object: the contract's keys, in order, then the ``intent`` extension."""
         return {
             "question": self.question,
             "answer": self.answer,
             "declined": self.declined,
             "citations": [c.model_dump() for c in self.citations],
+            "intent": self.intent,
         }

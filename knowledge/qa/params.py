@@ -26,9 +26,6 @@ class RetrievalParams(_Strict):
 
 
 class AnswerParams(_Strict):
-    min_sentences: int = Field(2, ge=1)
-    max_sentences: int = Field(5, ge=1)
-    max_words: int = Field(130, ge=10)
     lexical_weight: float = Field(0.35, ge=0)
     rank_prior: float = Field(0.05, ge=0)
     mmr_lambda: float = Field(0.8, ge=0, le=1)
@@ -46,9 +43,11 @@ class AbstainParams(_Strict):
 
 
 class CuratedParams(_Strict):
-    #: cosine of a user's question with a curated FAQ question at or above which the
-    #: curated answer is given instead of a hybrid one (calibrated on the dev set)
-    min_similarity: float = Field(0.80, ge=0, le=1)
+    #: best cosine of a user's question with a curated entry's forms at or above which
+    #: the entry may answer (calibrated on the tuning half of the dev set) ...
+    min_similarity: float = Field(0.70, ge=0, le=1)
+    #: ... provided it leads the runner-up entry by at least this much
+    min_margin: float = Field(0.05, ge=0, le=1)
 
 
 class QAParams(_Strict):

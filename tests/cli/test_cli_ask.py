@@ -6,7 +6,7 @@ import json
 
 from tests.harness.clirun import assert_one_line_error, run
 
-KEYS = ["question", "answer", "declined", "citations"]
+KEYS = ["question", "answer", "declined", "citations", "intent"]
 CITATION_KEYS = ["label", "chunk_id", "source", "pages", "score"]
 
 

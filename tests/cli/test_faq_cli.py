@@ -14,7 +14,7 @@ from tests.harness.clirun import assert_one_line_error, run
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "docs" / "example_faq.md"
-KEYS = ["question", "answer", "declined", "citations"]
+KEYS = ["question", "answer", "declined", "citations", "intent"]
 CITATION_KEYS = ["label", "chunk_id", "source", "pages", "score"]
 SOURCE_LINE = re.compile(r"^- \[(\d+)\] `(\[[A-Za-z0-9_\-]+:c\d{4}\] \S+ p\d+-\d+)`$")
 

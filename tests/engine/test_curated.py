@@ -1,4 +1,4 @@
-"""Curated FAQ answers: a close question gets the FAQ entry, verbatim and cited; others fall back."""
+"""Curated FAQ answers: routed by the margin over the runner-up, verbatim and cited; others fall back."""
 
 from __future__ import annotations
 
@@ -7,13 +7,22 @@ import re
 import pytest
 
 from indexer.sentences import normalize_ws
-from knowledge.evaluation.evaluate import calibrate_curated, load_dev_set
-from knowledge.qa.curated import NOTES_PREFIX, cites_map
+from knowledge.evaluation import calibrate_curated, curated_right, load_dev_set, split
+from knowledge.qa.curated import NOTES_PREFIX, cites_map, faq_forms
 from knowledge.qa.engine import QAEngine
 
 LABEL = re.compile(r"^\[[A-Za-z0-9_\-]+:c\d{4}\] \S+ p\d+-\d+$")
-#: A paraphrase of the FAQ entry "Why do static shapes matter on a TPU?" (also a dev question).
+#: A paraphrase of the FAQ entry "Why do static shapes matter on a TPU?".
 PARAPHRASE = "What are static shapes and why do they matter on TPU?"
+#: The seed page's four FAQ questions, verbatim, and the entry each must route to.
+SEED = {
+    'Why are GPUs considered the "workshop" of AI development while TPUs are compared to a "factory"?':
+        "Why is a GPU compared to a workshop and a TPU to a factory?",
+    "What are the primary trade-offs when choosing to use a TPU?": "What do we give up when we choose a TPU?",
+    "When is it better to stick with a GPU instead of switching to a TPU?":
+        "When should we stay on GPUs rather than move to TPUs?",
+    'What is the "utilization challenge" mentioned in relation to TPUs?': "What is the utilization problem with TPUs?",
+}
 
 
 class CountingEmbedder:
@@ -27,41 +36,51 @@ class CountingEmbedder:
         self.calls.append(len(texts))
         return self.real.encode(texts, progress=progress)
 
-    def encode_one(self, text):
-        return self.encode([text], progress=False)[0]
-
     def __getattr__(self, name):
         return getattr(self.real, name)
-
-
-def faq_chunks(qa):
-    return [c for c in qa.store.chunks if c.source_type == "faq"]
 
 
 def test_every_curated_entry_is_one_question_resting_on_real_note_chunks(qa):
     chunks = qa.store.by_id()
     entries = qa.curated.entries
-    assert len(entries) >= 10 and len(entries) == len(faq_chunks(qa))  # one chunk per entry
+    assert len(entries) >= 10 and len(entries) == len([c for c in qa.store.chunks if c.source_type == "faq"])
     for entry in entries:
         assert entry.question.endswith("?")
         assert entry.cites, entry.question
         for cited in entry.cites:
             assert cited in chunks and chunks[cited].source_type != "faq"
-        assert 1 <= len(entry.sentences) <= qa.params.answer.max_sentences
+
+
+def test_every_question_form_names_a_real_entry_and_adds_several(qa):
+    questions = {e.question for e in qa.curated.entries}
+    forms = faq_forms().by_question()
+    assert set(forms) <= questions
+    assert all(len(f) >= 2 for f in forms.values())
+
+
+@pytest.mark.parametrize("question", list(SEED))
+def test_the_seed_faq_questions_verbatim_route_to_their_entries(qa, question):
+    answer = qa.ask(question)
+    assert answer.mode == "curated", question
+    assert qa.store.by_id()[answer.sentences[0].chunk_id].heading_path[-1] == SEED[question]
+
+
+def test_a_vague_choice_is_not_claimed_by_the_cost_entry(qa):
+    best = qa.curated.best(qa.encode_query("gpu or tpu?"))
+    assert best is not None
+    assert qa.curated.match(qa.encode_query("gpu or tpu?"), qa.params.curated, "gpu or tpu?") is None
 
 
 def test_a_close_question_gets_the_curated_answer_verbatim(qa):
     answer = qa.ask(PARAPHRASE)
     assert answer.mode == "curated" and not answer.declined
-    chunks = qa.store.by_id()
-    faq = chunks[answer.sentences[0].chunk_id]
+    faq = qa.store.by_id()[answer.sentences[0].chunk_id]
     assert faq.source_type == "faq" and faq.heading_path[-1] == "Why do static shapes matter on a TPU?"
-    # The whole entry, in order, each sentence verbatim and citing the FAQ chunk.
-    assert [s.text for s in answer.sentences] == faq.sentences
+    assert [s.text for s in answer.sentences] == faq.sentences[: len(answer.sentences)]
+    assert len(answer.sentences) <= qa.intent(PARAPHRASE).max_sentences
     for s in answer.sentences:
         assert s.role == "curated" and s.chunk_id == faq.chunk_id
-        assert normalize_ws(s.text) in normalize_ws(faq.text)
-        assert s.text in answer.answer
+        assert normalize_ws(s.text) in normalize_ws(faq.text) and s.text in answer.answer
     assert f"[{faq.chunk_id}]" in answer.answer
 
 
@@ -72,28 +91,16 @@ def test_curated_citations_are_the_faq_chunk_then_the_notes_it_cites(qa):
     ids = [c.chunk_id for c in answer.citations]
     assert ids == [faq_id] + chunks[faq_id].cites
     for c in answer.citations:
-        chunk = chunks[c.chunk_id]
-        assert LABEL.match(c.label) and c.label == chunk.label
-        assert c.source == chunk.file and c.pages == chunk.pages
+        assert LABEL.match(c.label) and c.label == chunks[c.chunk_id].label
         assert -1.0 <= c.score <= 1.0
     notes_line = answer.answer.splitlines()[-1]
-    assert notes_line.startswith(NOTES_PREFIX)
-    assert all(f"[{cid}]" in notes_line for cid in ids[1:])
-    assert answer.to_contract()["citations"][0]["chunk_id"] == faq_id
+    assert notes_line.startswith(NOTES_PREFIX) and all(f"[{cid}]" in notes_line for cid in ids[1:])
 
 
-def test_a_question_the_faq_does_not_ask_goes_down_the_hybrid_path(qa):
-    question = "How does tf.data keep a TPU fed?"
-    best = qa.curated.best(qa.embedder.encode_one(question))
-    assert best is not None and best.similarity < qa.params.curated.min_similarity
-    answer = qa.ask(question)
-    assert answer.mode == "hybrid" and not answer.declined
-    assert all(s.role != "curated" for s in answer.sentences)
-
-
-def test_out_of_domain_questions_are_never_curated(qa):
-    answer = qa.ask("How do I cook pasta?")
-    assert answer.declined and answer.mode == "declined" and answer.citations == []
+def test_out_of_domain_and_figure_questions_are_never_curated(qa):
+    for question in ("How do I cook pasta?", "How much does a TPU cost per hour?"):
+        answer = qa.ask(question)
+        assert answer.declined and answer.mode == "declined" and answer.citations == []
 
 
 def test_only_the_hybrid_path_consults_the_faq(qa):
@@ -101,50 +108,44 @@ def test_only_the_hybrid_path_consults_the_faq(qa):
         assert qa.ask(PARAPHRASE, mode=mode).mode == mode
 
 
-def test_the_threshold_is_the_parameter(qa):
-    strict = qa.params.model_copy(update={"curated": qa.params.curated.model_copy(update={"min_similarity": 1.0})})
-    engine = QAEngine(qa.store, qa.embedder, strict)
-    assert engine.ask(PARAPHRASE).mode == "hybrid"
+def test_the_thresholds_are_the_parameters(qa):
+    for update in ({"min_similarity": 1.0}, {"min_margin": 1.0}):
+        strict = qa.params.model_copy(update={"curated": qa.params.curated.model_copy(update=update)})
+        assert QAEngine(qa.store, qa.embedder, strict).ask(PARAPHRASE).mode == "hybrid"
 
 
-def test_curated_questions_come_from_the_index_and_each_ask_encodes_once(qa):
+def test_forms_are_embedded_once_and_each_ask_encodes_once(qa):
     counting = CountingEmbedder(qa.embedder)
     engine = QAEngine(qa.store, counting, qa.params)
-    assert counting.calls == []  # the FAQ questions were embedded at index time
-    for entry, vector in zip(engine.curated.entries, engine.curated.vectors):
-        assert float(vector @ qa.embedder.encode_one(entry.question)) > 0.999
+    built = len(counting.calls)  # the FAQ forms and the intent prototypes, once each
+    assert built == 2
     assert engine.ask(PARAPHRASE).mode == "curated"
-    assert engine.ask("How does tf.data keep a TPU fed?").mode == "hybrid"
-    assert counting.calls == [1, 1]
-
-
-def test_dev_set_has_faq_paraphrases_labelled_with_note_chunks(qa):
-    chunks = qa.store.by_id()
-    paraphrases = [i for i in load_dev_set() if i.id.startswith("faq")]
-    assert len(paraphrases) >= 8
-    for item in paraphrases:
-        assert item.domain == "in" and item.relevant
-        assert all(chunks[c].source_type == "notes" for c in item.relevant)
+    assert engine.ask("How do I debug JAX code that runs on a TPU?").mode == "hybrid"
+    assert counting.calls[built:] == [1, 1]
 
 
 @pytest.fixture(scope="module")
 def calibration(qa):
-    return calibrate_curated(qa, load_dev_set())
+    tune, _ = split(load_dev_set())
+    return calibrate_curated(qa, tune)
 
 
-def test_shipped_threshold_gives_no_wrong_curated_answer_on_the_dev_set(qa, calibration):
-    threshold, right, wrong = calibration
+def test_shipped_thresholds_give_no_wrong_curated_answer_on_the_tuning_half(qa, calibration):
+    sim, margin, right, wrong = calibration
     assert wrong == 0 and right >= 8
-    assert qa.params.curated.min_similarity >= threshold  # never looser than the calibrated value
+    assert qa.params.curated.min_similarity >= sim and qa.params.curated.min_margin >= margin
+
+
+def test_curated_answers_on_the_dev_set_are_right(qa):
     for item in load_dev_set():
-        best = qa.curated.best(qa.embedder.encode_one(item.question))
-        if item.domain == "out":
-            assert best.similarity < qa.params.curated.min_similarity, item.question
+        text = item.question
+        match = qa.curated_match(qa.encode_query(text), intent=qa.intent(text), question=text)
+        if match is not None:
+            assert item.domain == "in", item.question
 
 
 def test_cites_map_lets_the_eval_count_a_faq_chunk_as_relevant(qa):
     expand = cites_map(qa.store)
-    faq_ids = {c.chunk_id for c in faq_chunks(qa)}
-    assert faq_ids <= set(expand)
     for chunk_id, cited in expand.items():
         assert cited == set(qa.store.by_id()[chunk_id].cites)
+    assert curated_right is not None

@@ -1,0 +1,83 @@
+"""The labelled dev set and its deterministic tuning / test split.
+
+Each question carries its domain (in or out), its category (one-fact, why, comparison,
+situational, slack-style, typo, the seed's FAQ questions; out of scope, near-domain
+figures, code requests, prompt injection, the seed's ad noise), the chunks that answer
+it and key terms a right answer contains. The split is by a hash of the id, so it never
+depends on file order and a question never changes half: thresholds are calibrated on
+the tuning half only, and the CI floors judge the test half.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "half_of", "IN_CATEGORIES", "OUT_CATEGORIES"]
+
+#: The dev set and floors, package data beside this module.
+EVAL_DIR = Path(__file__).resolve().parent / "data"
+
+IN_CATEGORIES = ("fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq")
+OUT_CATEGORIES = ("out_of_scope", "near_figure", "code", "injection", "seed_noise")
+Half = Literal["tune", "test"]
+
+
+class DevItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    question: str
+    domain: Literal["in", "out"]
+    category: Literal[
+        "fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq",
+        "out_of_scope", "near_figure", "code", "injection", "seed_noise",
+    ]
+    relevant: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+
+
+def load_dev_set(path: Path | None = None) -> list[DevItem]:
+    path = path or EVAL_DIR / "dev.jsonl"
+    items = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                items.append(DevItem(**json.loads(line)))
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{path.name}:{n}: {exc}") from None
+    return items
+
+
+def _key(item: DevItem) -> str:
+    return hashlib.sha256(f"{item.id}|{item.question}".encode()).hexdigest()
+
+
+def halves(items: list[DevItem]) -> dict[str, Half]:
+    """id -> half: within each category, questions sorted by a hash alternate tune / test.
+
+    Stratifying by category keeps both halves alike (each has its share of typos,
+    situational questions, injections...); the hash keeps the split independent of file
+    order and of anything the engine does.
+    """
+    out: dict[str, Half] = {}
+    for cat in sorted({i.category for i in items}):
+        ordered = sorted((i for i in items if i.category == cat), key=_key)
+        for n, item in enumerate(ordered):
+            out[item.id] = "tune" if n % 2 == 0 else "test"
+    return out
+
+
+def half_of(item: DevItem, items: list[DevItem] | None = None) -> Half:
+    """The half of one item (within ``items``, the whole shipped dev set by default)."""
+    return halves(items if items is not None else load_dev_set())[item.id]
+
+
+def split(items: list[DevItem]) -> tuple[list[DevItem], list[DevItem]]:
+    """(tuning half, test half), each in file order."""
+    h = halves(items)
+    return [i for i in items if h[i.id] == "tune"], [i for i in items if h[i.id] == "test"]

@@ -1,0 +1,93 @@
+"""One dev-set run: every question asked through the real engine, judged and linted.
+
+``measure`` (named so it does not clash with the recommendation engine's
+``recommend``/``evaluate`` vocabulary) asks each question once with ``QAEngine.ask``,
+the same path users get, and scores it. Query vectors are computed once per question
+and reused for the retrieval-mode comparison.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from knowledge.evaluation.devset import DevItem, halves
+from knowledge.evaluation.lint import lint_answer
+from knowledge.evaluation.metrics import HalfReport, ItemResult, RetrievalRow, relevant_ids, summarize
+from knowledge.qa.curated import cites_map
+from knowledge.qa.engine import QAEngine
+from knowledge.qa.hygiene import clean_question
+from knowledge.qa.retrieval import Mode
+
+__all__ = ["MODES", "EvalReport", "measure", "judge", "retrieval_rows"]
+
+MODES: tuple[Mode, ...] = ("hybrid", "dense", "bm25")
+
+
+class EvalReport(BaseModel):
+    tune: HalfReport
+    test: HalfReport
+    retrieval: list[RetrievalRow]
+    items: list[ItemResult]
+
+
+def judge(engine: QAEngine, item: DevItem, expand: dict[str, set[str]], half: str = "") -> ItemResult:
+    """Ask one dev question and judge the answer."""
+    text, _ = clean_question(item.question)
+    qvec = engine.encode_query(text)
+    answer = engine.ask(item.question, query_vector=qvec)
+    budget = engine.intent(text, qvec).max_sentences
+    rel = relevant_ids(item, expand)
+    body = answer.answer.lower()
+    return ItemResult(
+        id=item.id,
+        question=item.question,
+        domain=item.domain,
+        category=item.category,
+        half=half,
+        intent=answer.intent,
+        declined=answer.declined,
+        mode=answer.mode,
+        cited_relevant=any(c.chunk_id in rel for c in answer.citations),
+        has_term=not item.terms or any(t.lower() in body for t in item.terms),
+        lint=lint_answer(answer, engine.embedder, budget=budget),
+        answer=answer.answer,
+    )
+
+
+def retrieval_rows(engine: QAEngine, items: list[DevItem], expand: dict[str, set[str]]) -> list[RetrievalRow]:
+    """Recall@k and MRR@10 of each retrieval mode over the in-domain questions."""
+    ins = [i for i in items if i.domain == "in"]
+    vecs = {i.id: engine.encode_query(clean_question(i.question)[0]) for i in ins}
+    rows = []
+    for mode in MODES:
+        ranks: list[int | None] = []
+        for item in ins:
+            hits, _, _ = engine.retrieve(clean_question(item.question)[0], mode=mode, k=10, qvec=vecs[item.id])
+            rel = relevant_ids(item, expand)
+            ranks.append(next((r for r, h in enumerate(hits) if h.chunk.chunk_id in rel), None))
+        rows.append(_row(mode, ranks))
+    return rows
+
+
+def _row(mode: str, ranks: list[int | None]) -> RetrievalRow:
+    n = max(1, len(ranks))
+
+    def recall(k: int) -> float:
+        return sum(1 for x in ranks if x is not None and x < k) / n
+
+    mrr = sum(1 / (x + 1) for x in ranks if x is not None) / n
+    return RetrievalRow(mode=mode, recall_at_1=recall(1), recall_at_3=recall(3), recall_at_5=recall(5), mrr_at_10=mrr)
+
+
+
+def measure(engine: QAEngine, items: list[DevItem], *, with_retrieval: bool = True) -> EvalReport:
+    """Judge every question; report each half separately."""
+    expand = cites_map(engine.store)
+    h = halves(items)
+    results = [judge(engine, item, expand, h[item.id]) for item in items]
+    return EvalReport(
+        tune=summarize("tune", [r for r in results if r.half == "tune"]),
+        test=summarize("test", [r for r in results if r.half == "test"]),
+        retrieval=retrieval_rows(engine, items, expand) if with_retrieval else [],
+        items=results,
+    )
