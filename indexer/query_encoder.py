@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,6 +41,7 @@ __all__ = [
     "QueryEncoder",
     "model_dir",
     "open_query_encoder",
+    "prefetch_query_encoder",
     "FALLBACK_NOTICE",
 ]
 
@@ -79,21 +82,67 @@ def _max_seq_length(directory: Path) -> int:
     return int(config["max_seq_length"])
 
 
+def _new_session(path: str) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3  # onnxruntime's warnings are not for hwbot's users
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
+_prefetch_lock = threading.Lock()
+_prefetched: dict[str, Future[Any]] = {}
+
+
+def _load_into(path: str, future: Future[Any]) -> None:
+    try:
+        future.set_result(_new_session(path))
+    except BaseException as exc:  # handed to whoever takes the session
+        future.set_exception(exc)
+
+
+def prefetch_query_encoder(index_dir: Path) -> None:
+    """Start building the ONNX Runtime session of the index's export in a background thread.
+
+    Building it (~0.3 s: reading 90 MB of weights, planning the graph) runs in C++ and
+    releases the GIL, so a cold ``hwbot ask`` that calls this first overlaps it with
+    importing and loading the rest. Reads only ``CURRENT`` and the manifest's JSON (no
+    validation: :func:`open_query_encoder` does that); any problem simply skips the
+    prefetch. The thread is not a daemon, so an early exit waits for it, never kills it.
+    """
+    try:
+        name = (index_dir / "CURRENT").read_text(encoding="utf-8").strip()
+        record = json.loads((index_dir / name / "manifest.json").read_bytes()).get("encoder") or {}
+        path = str(record["path"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return
+    with _prefetch_lock:
+        if path in _prefetched:
+            return
+        future: Future[Any] = Future()
+        _prefetched[path] = future
+    threading.Thread(target=_load_into, args=(path, future), name="hwbot-onnx-prefetch").start()
+
+
+def _session_for(path: str) -> Any:
+    """The prefetched session for this file if there is one, else a new one."""
+    with _prefetch_lock:
+        future = _prefetched.pop(path, None)
+    return future.result() if future is not None else _new_session(path)
+
+
 class OnnxQueryEncoder:
     """Unit-length sentence embeddings from the ONNX export, identical to sentence-transformers'."""
 
     def __init__(self, model_file: Path, *, dim: int, batch_size: int = 32) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         directory = model_dir()
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self._tokenizer.enable_truncation(_max_seq_length(directory))
         self._tokenizer.enable_padding()  # to the longest text in the batch, as sentence-transformers pads
-        options = ort.SessionOptions()
-        options.log_severity_level = 3  # onnxruntime's warnings are not for hwbot's users
         try:
-            self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+            self._session = _session_for(str(model_file))
         except Exception as exc:  # onnxruntime raises its own unexported exception types
             raise EncoderUnavailable(f"cannot be loaded ({type(exc).__name__})") from None
         self._dim = dim
@@ -174,6 +223,8 @@ def _stderr_line(line: str) -> None:
 def open_query_encoder(store: "Store", *, notify: Callable[[str], Any] = _stderr_line) -> QueryEncoder:
     """The ONNX encoder for this index, or sentence-transformers with a one-line ``notify``.
 
+    Raises ``ModelMismatchError`` when the fallback does not reproduce the index either.
+
     The checks are a ``stat``, numbers already in the manifest, and one probe encode:
     the file's sha256 was verified when the build recorded it, and hashing 90 MB on
     every start would cost more than the probe that proves the model is the right one.
@@ -181,8 +232,12 @@ def open_query_encoder(store: "Store", *, notify: Callable[[str], Any] = _stderr
     try:
         return _onnx_encoder(store)
     except EncoderUnavailable as exc:
+        fallback = Embedder()
+        # An index that no encoder reproduces (its probe was altered, another model built it)
+        # is the index's fault: that is the one line to print, not a notice before it.
+        store.check_model(fallback.model_id, fallback.dim, fallback.probe())
         notify(f"{FALLBACK_NOTICE}: the ONNX query encoder {exc}; run 'hwbot index --rebuild'")
-        return Embedder()
+        return fallback
 
 
 class PrecomputedQueries:

@@ -28,6 +28,9 @@ def read_batch(path: Path) -> list[str]:
 
 
 def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
+    from bot.runtime import prefetch_encoder
+
+    prefetch_encoder()  # the ONNX session loads in the background while the rest imports
     from knowledge.qa.hygiene import clean_question
 
     if batch is not None and question:
