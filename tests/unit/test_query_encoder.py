@@ -119,3 +119,21 @@ def test_ask_many_gives_what_ask_gives(qa) -> None:  # type: ignore[no-untyped-d
     for question, answer in zip(questions, many):
         if answer is not None:
             assert answer.to_contract() == qa.ask(question).to_contract()
+
+
+def test_a_prefetched_session_is_the_one_the_encoder_uses(built_index, store: Store) -> None:  # type: ignore[no-untyped-def]
+    from indexer import query_encoder
+
+    query_encoder.prefetch_query_encoder(built_index)
+    assert store.manifest.encoder is not None
+    assert store.manifest.encoder.path in query_encoder._prefetched
+    encoder, lines = _open(store)
+    assert isinstance(encoder, OnnxQueryEncoder) and lines == []
+    assert query_encoder._prefetched == {}  # taken, not loaded twice
+
+
+def test_prefetch_without_an_index_does_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from indexer import query_encoder
+
+    query_encoder.prefetch_query_encoder(tmp_path / "no-index")
+    assert query_encoder._prefetched == {}
