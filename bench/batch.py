@@ -48,12 +48,14 @@ def _floor_parts(model_file: str) -> tuple[object, object]:
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
-    from indexer.query_encoder import model_dir
+    from indexer.query_encoder import SESSION_THREADS, model_dir
 
     tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tokenizer.enable_truncation(256)
     tokenizer.enable_padding()
-    return ort.InferenceSession(model_file, providers=["CPUExecutionProvider"]), tokenizer
+    options = ort.SessionOptions()  # the same threads as hwbot's own session, so only the work differs
+    options.intra_op_num_threads = options.inter_op_num_threads = SESSION_THREADS
+    return ort.InferenceSession(model_file, options, providers=["CPUExecutionProvider"]), tokenizer
 
 
 def ask_batch_lines(engine: QAEngine, questions: list[str]) -> list[str]:

@@ -145,11 +145,17 @@ def carried_sections(published: str, run: Run) -> tuple[list[str], list[list[str
         if not title or title in measured or title in ("Machine", "Targets"):
             continue
         body = chunk.rstrip().splitlines()
-        lines += [body[0], "", f"_Carried over unchanged from the published run of {when}; not re-measured in this run._"]
-        lines += body[1:] + [""]
+        earlier = re.search(r"_Carried over unchanged from the published run of (.+?);", chunk)
+        if earlier:  # carried twice: it keeps the date of the run that measured it
+            lines += body + [""]
+        else:
+            lines += [body[0], "", f"_Carried over unchanged from the published run of {when}; not re-measured in this run._"]
+            lines += body[1:] + [""]
+        date = earlier.group(1) if earlier else when
         for name in re.findall(r"^- \*\*Target\*\* (.+?): ", chunk, flags=re.M):
-            if name in old_rows:
-                rows.append([f"{name} ({when})"] + old_rows[name][1:])
+            row = old_rows.get(name) or old_rows.get(f"{name} ({date})")
+            if row:
+                rows.append([f"{name} ({date})"] + row[1:])
     return lines, rows
 
 

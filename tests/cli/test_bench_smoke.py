@@ -195,3 +195,7 @@ def test_a_partial_run_carries_the_published_sections_it_did_not_measure() -> No
     assert "the scale figures" in text and "Carried over unchanged from the published run of 2026-01-02 03:04 UTC" in text
     assert "| q at 100k (2026-01-02 03:04 UTC) | <= 5 ms | 2 ms | holds |" in text
     assert "old cold start" not in text and "old goal" not in text and "new cold start" in text
+    again = render_markdown(Run(mode="default", started_at="later", seconds=1.0, machine={}, sections=[new]),
+                            plot=None, carried=text)
+    assert again.count("Carried over unchanged") == 1 and "published run of 2026-01-02 03:04 UTC" in again
+    assert "| q at 100k (2026-01-02 03:04 UTC) | <= 5 ms | 2 ms | holds |" in again
