@@ -20,7 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
-SECTIONS = ("scale", "build", "latency", "coldstart", "slack")
+SECTIONS = ("scale", "build", "latency", "batch", "parity", "coldstart", "memory", "slack_workers")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -33,6 +33,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--from-json", type=Path, default=None,
                    help="measure nothing: re-render the report of a run saved with --json")
     p.add_argument("--only", default=",".join(SECTIONS), help=f"comma list of sections to run, from {','.join(SECTIONS)}")
+    p.add_argument("--keep-unmeasured", action="store_true",
+                   help="carry over, marked as such, the sections of the existing report that --only leaves out")
     p.add_argument("--threads", type=int, default=None,
                    help="OMP/MKL threads unless already set (default 2, the machine's cores; 1 with --smoke)")
     args = p.parse_args(argv)
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         from bench.plan import run_all
 
         run = run_all(args.only, mode="smoke" if args.smoke else "full" if args.full else "default", repo=REPO)
-    path = write_report(run, args.out)
+    path = write_report(run, args.out, keep_unmeasured=args.keep_unmeasured)
     if args.json and args.from_json is None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(run.model_dump_json(indent=1), encoding="utf-8")

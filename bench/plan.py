@@ -1,15 +1,17 @@
 """What each mode measures, and running the sections in an order that shares their work.
 
-Scale needs no model, so it runs first. The rest share one loaded embedder; the index
-that the latency section builds from the shipped notes is reused by the cold-start
-and Slack sections, so the model and index are loaded once per run. A section that
-raises is recorded as failed (its error in the report) and the run goes on.
+Scale needs no model, so it runs first. The build section loads sentence-transformers
+(builds embed with it) and leaves an index of the shipped notes; the query-side
+sections reuse that index through one engine on the ONNX encoder, so the model and the
+index are loaded once per run. A section that raises is recorded as failed (its error
+in the report) and the run goes on.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import shutil
+import sys
 import tempfile
 import time
 import traceback
@@ -36,12 +38,16 @@ class Plan:
     coldstart_rounds: int
     coldstart_phases: bool
     slack_events: int
+    batch_questions: int
+    batch_rounds: int
+    parity_questions: int | None
+    memory_answers: int
 
 
 PLANS = {
-    "smoke": Plan((1_000,), (), 20, 1, 1, 4, 2, 1, False, 10),
-    "default": Plan((10_000, 30_000, 100_000), (), 300, 8, 3, None, 3, 5, True, 50),
-    "full": Plan((10_000, 30_000, 100_000), (1_000_000,), 300, 8, 3, None, 3, 5, True, 50),
+    "smoke": Plan((1_000,), (), 20, 1, 1, 4, 2, 1, False, 10, 40, 1, 6, 5),
+    "default": Plan((10_000, 30_000, 100_000), (), 300, 8, 3, None, 3, 5, True, 50, 500, 3, None, 100),
+    "full": Plan((10_000, 30_000, 100_000), (1_000_000,), 300, 8, 3, None, 3, 5, True, 50, 500, 3, None, 100),
 }
 
 
@@ -52,99 +58,148 @@ def _failed(key: str, title: str, exc: BaseException) -> Section:
                    notes=["```\n" + traceback.format_exc(limit=6) + "```"], data={"error": line})
 
 
-def run_all(only: list[str], *, mode: str, repo: Path) -> Run:
-    plan = PLANS[mode]
-    started_at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    t0 = time.perf_counter()
-    machine = machine_info(repo)
-    sections: list[Section] = []
-    work = Path(tempfile.mkdtemp(prefix="hwbot-bench-"))
-    shared: dict[str, Any] = {}
+class _Runner:
+    """The sections of one run, as named steps sharing one embedder, one index and one engine."""
 
-    def attempt(key: str, title: str, fn: Callable[[], Section]) -> None:
-        if key not in only:
+    def __init__(self, plan: Plan, only: list[str], work: Path) -> None:
+        self.plan, self.only, self.work = plan, only, work
+        self.sections: list[Section] = []
+        self._embedder: Any = None
+        self._engine: Any = None
+        self._shipped_index: Path | None = None
+
+    def attempt(self, key: str, title: str, fn: Callable[[], Section]) -> None:
+        if key not in self.only:
             return
         print(f"[bench] {title}…", flush=True)
         try:
-            sections.append(fn())
+            self.sections.append(fn())
         except Exception as exc:  # a failed section is reported, not fatal to the run
-            sections.append(_failed(key, title, exc))
+            self.sections.append(_failed(key, title, exc))
 
-    def embedder() -> Any:
-        if "embedder" not in shared:
+    def embedder(self) -> Any:
+        """The build-time encoder (sentence-transformers), loaded once."""
+        if self._embedder is None:
             from indexer.embedder import Embedder
 
-            emb = Embedder()
-            emb.encode_one("warm up")
-            shared["embedder"] = emb
-        return shared["embedder"]
+            self._embedder = Embedder()
+            self._embedder.encode_one("warm up")
+        return self._embedder
 
-    def engine() -> Any:
-        if "engine" not in shared:
+    def index_dir(self) -> Path:
+        """An index of the shipped notes, built and fresh (reusing the build section's)."""
+        from indexer.build import staleness
+        from knowledge.paths import SOURCES_DIR
+        from knowledge.qa.engine import ensure_index
+
+        index = self.work / "index"
+        if self._shipped_index is not None and not index.exists():
+            shutil.copytree(self._shipped_index, index)  # the same sources, already embedded: reuse, don't re-embed
+        if staleness(index, SOURCES_DIR) is not None:
+            ensure_index(index, SOURCES_DIR, self.embedder(), progress=False)
+        return index
+
+    def engine(self) -> Any:
+        """The engine users get: the query path on the ONNX encoder."""
+        if self._engine is None:
             from knowledge.paths import SOURCES_DIR
             from knowledge.qa.engine import QAEngine
 
-            built = shared.get("shipped_index")
-            if built is not None and not (work / "index").exists():
-                shutil.copytree(built, work / "index")  # the same sources, already embedded: reuse, don't re-embed
-            shared["engine"] = QAEngine.open(work / "index", sources_dir=SOURCES_DIR, embedder=embedder(), progress=False)
-        return shared["engine"]
+            self._engine = QAEngine.open(self.index_dir(), sources_dir=SOURCES_DIR, auto_build=False)
+        return self._engine
 
-    def scale() -> Section:
+    def scale(self) -> Section:
         from bench.scale import run_scale
 
-        return run_scale(list(plan.scale_sizes), n_queries=plan.scale_queries, big_sizes=plan.scale_big)
+        p = self.plan
+        return run_scale(list(p.scale_sizes), n_queries=p.scale_queries, big_sizes=p.scale_big)
 
-    def build() -> Section:
+    def build(self) -> Section:
         from bench.build import run_build
         from knowledge.paths import SOURCES_DIR
 
-        section, _, index_dir = run_build(embedder(), SOURCES_DIR, work, copies=plan.build_copies, rounds=plan.build_rounds)
-        if plan.build_copies == 1:  # the build corpus is exactly the shipped notes
-            shared["shipped_index"] = index_dir
+        p = self.plan
+        section, _, index_dir = run_build(self.embedder(), SOURCES_DIR, self.work, copies=p.build_copies, rounds=p.build_rounds)
+        if p.build_copies == 1:  # the build corpus is exactly the shipped notes
+            self._shipped_index = index_dir
         return section
 
-    def latency() -> Section:
+    def latency(self) -> Section:
         from bench.latency import load_questionnaire, run_latency
 
-        return run_latency(engine(), questions=load_questionnaire(plan.latency_questions), rounds=plan.latency_rounds)
+        return run_latency(self.engine(), questions=load_questionnaire(self.plan.latency_questions), rounds=self.plan.latency_rounds)
 
-    def coldstart() -> Section:
+    def batch(self) -> Section:
+        from bench.batch import run_batch
+        from bench.latency import load_questionnaire
+
+        return run_batch(self.engine(), load_questionnaire(), n=self.plan.batch_questions, rounds=self.plan.batch_rounds)
+
+    def parity(self) -> Section:
+        from bench.latency import load_questionnaire
+        from bench.parity import run_parity
+
+        return run_parity(self.engine(), self.embedder(), load_questionnaire(self.plan.parity_questions))
+
+    def coldstart(self) -> Section:
         from bench.coldstart import run_coldstart
         from bench.latency import load_questionnaire
 
-        engine()  # makes sure the index the processes use is built and fresh
-        return run_coldstart(work / "index", load_questionnaire(1)[0], rounds=plan.coldstart_rounds, phases=plan.coldstart_phases)
+        record = self.engine().store.manifest.encoder
+        if record is None:
+            raise RuntimeError("the index records no ONNX export")
+        return run_coldstart(self.index_dir(), Path(record.path), load_questionnaire(1)[0],
+                             rounds=self.plan.coldstart_rounds, phases=self.plan.coldstart_phases)
 
-    def slack() -> Section:
-        from bench.slack_ack import run_slack_ack, slack_available
+    def memory(self) -> Section:
+        from bench.memory import run_memory
 
-        if not slack_available():
-            raise RuntimeError("bot/slack or tests/slack is not there yet")
-        return run_slack_ack(engine(), n=plan.slack_events)
+        return run_memory(self.index_dir(), self.work, n=self.plan.memory_answers)
 
+    def slack(self) -> Section:
+        from bench.slack_workers import run_slack_workers
+
+        return run_slack_workers(self.engine, self.index_dir(), n=self.plan.slack_events)
+
+    def steps(self) -> list[tuple[str, str, Callable[[], Section]]]:
+        return [
+            ("scale", "Scale: index type by corpus size", self.scale),
+            ("build", "Index build", self.build),
+            ("latency", "Warm answer latency", self.latency),
+            ("batch", "Batch answering", self.batch),
+            ("parity", "Answer parity", self.parity),
+            ("coldstart", "Cold start", self.coldstart),
+            ("memory", "Slack worker memory", self.memory),
+            ("slack_workers", "Slack: two workers", self.slack),
+        ]
+
+    def compare_geometry(self) -> None:
+        """Add the real notes' geometry to the scale section, when both were measured."""
+        scale = next((s for s in self.sections if s.key == "scale" and "error" not in s.data), None)
+        if scale is None or self._engine is None:
+            return
+        from bench.scale import calibration_table
+
+        try:
+            scale.tables.append(calibration_table(self._engine.store.sentence_vectors))
+        except Exception as exc:  # a missing comparison must not lose the run
+            scale.notes.append(f"Geometry comparison failed: {type(exc).__name__}: {exc}")
+        scale.notes.append("The last table compares the geometry of the synthetic families with the real "
+                           "embeddings of the notes, at the notes' size.")
+
+
+def run_all(only: list[str], *, mode: str, repo: Path) -> Run:
+    started_at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    t0 = time.perf_counter()
+    machine = machine_info(repo)
+    runner = _Runner(PLANS[mode], only, Path(tempfile.mkdtemp(prefix="hwbot-bench-")))
     try:
-        attempt("scale", "Scale: index type by corpus size", scale)
-        attempt("build", "Index build", build)
-        attempt("latency", "Warm answer latency", latency)
-        attempt("coldstart", "Cold start", coldstart)
-        attempt("slack", "Slack HTTP ack", slack)
-        attempt("slack", "Slack: two workers", lambda: __import__("bench.slack_workers").slack_workers.run_slack_workers(engine, work / "index", n=10 if mode == "smoke" else 200))
-        scale_section = next((s for s in sections if s.key == "scale" and "error" not in s.data), None)
-        if scale_section is not None and "engine" in shared:
-            from bench.scale import calibration_table
-
-            try:
-                scale_section.tables.append(calibration_table(shared["engine"].store.sentence_vectors))
-            except Exception as exc:  # a missing comparison must not lose the run
-                scale_section.notes.append(f"Geometry comparison failed: {type(exc).__name__}: {exc}")
-            scale_section.notes.append("The last table compares the geometry of the synthetic families with the real "
-                                       "embeddings of the notes, at the notes' size.")
+        for key, title, step in runner.steps():
+            runner.attempt(key, title, step)
+        runner.compare_geometry()
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-    import sys
-
+        shutil.rmtree(runner.work, ignore_errors=True)
     if "torch" in sys.modules:
         machine["torch_threads"] = sys.modules["torch"].get_num_threads()
     machine["load_average_end"] = load_average()
-    return Run(mode=mode, started_at=started_at, seconds=time.perf_counter() - t0, machine=machine, sections=sections)
+    return Run(mode=mode, started_at=started_at, seconds=time.perf_counter() - t0, machine=machine, sections=runner.sections)

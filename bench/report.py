@@ -7,11 +7,12 @@ figures are always those of one run; nothing in it is edited by hand.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from bench.results import Run, Section, Table
 
-__all__ = ["render_markdown", "write_plot", "write_report", "PLOT_NAME", "REPORT_NAME"]
+__all__ = ["carried_sections", "render_markdown", "write_plot", "write_report", "PLOT_NAME", "REPORT_NAME"]
 
 PLOT_NAME = "bench_latency.png"
 REPORT_NAME = "benchmarks.md"
@@ -77,16 +78,30 @@ EXPLAIN = {
         "exact copies would cost nothing; each copy swaps ~1 word in 10 for another word of the notes."
     ),
     "latency": (
-        "The floor is one `model.encode([question])` on the loaded SentenceTransformer: no answer can be faster "
-        "than embedding the question once."
+        "The floor is one encode of the question by the engine's own query encoder (onnxruntime + tokenizers, "
+        "loaded): no answer can be faster than embedding the question once."
+    ),
+    "batch": (
+        "A batch knows all its questions up front, so `ask --batch`, `faq` and `eval` encode them 32 at a time "
+        "(`QAEngine.ask_many`) and pass each vector to `ask`. The floor encodes the same questions the same way "
+        "with nothing but onnxruntime, tokenizers and numpy."
+    ),
+    "parity": (
+        "The query path moved from sentence-transformers to an ONNX export of the same model; users must not be "
+        "able to tell. Scores in the JSON are rounded to 4 decimals, so byte-identical lines mean the same "
+        "citations, order, scores and answer text."
     ),
     "coldstart": (
-        "The floor is a script that imports sentence-transformers, loads the model from its package and encodes "
-        "one query: what any process that answers must at least do."
+        "The floor is a script that imports onnxruntime, tokenizers and numpy, loads the build's ONNX export and "
+        "the package's tokenizer and encodes one query: what any process that answers must at least do. The bare "
+        "sentence-transformers script is the old query path, kept to show what leaving torch out saves."
     ),
-    "slack": (
-        "Slack retries an event it has not seen acked within 3 s, so the ack must come back at once while the "
-        "answer is worked out in the background; a retry must never produce a second answer."
+    "memory": (
+        "A Slack worker stays up for days: what matters is the resident set idle and whether it grows with use."
+    ),
+    "slack_workers": (
+        "Slack retries an event it has not seen acked within 3 s, and behind a load balancer the retry can reach "
+        "another worker: the ack must come back at once, and across workers a retry must never produce a second answer."
     ),
 }
 
@@ -107,7 +122,45 @@ def _section(section: Section) -> list[str]:
     return lines
 
 
-def render_markdown(run: Run, *, plot: str | None = PLOT_NAME, preamble: list[str] | None = None) -> str:
+def carried_sections(published: str, run: Run) -> tuple[list[str], list[list[str]]]:
+    """Sections of a previously published report that this run did not measure, verbatim.
+
+    Some sections take far longer than the rest (scale: ~15 min on 2 cores); a run with
+    ``--only`` can keep the published ones, each marked as from its own earlier run,
+    with their rows of the targets table. Returns (markdown lines, target rows).
+    """
+    stamp = re.search(r"on (\d{4}-\d\d-\d\d \d\d:\d\d UTC)", published)
+    when = stamp.group(1) if stamp else "an earlier run"
+    measured = {s.title for s in run.sections}
+    chunks = re.split(r"(?m)^(?=## )", published)
+    old_rows = {}
+    for line in published.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 4:
+            old_rows[cells[0]] = cells
+    lines: list[str] = []
+    rows: list[list[str]] = []
+    for chunk in chunks:
+        title = chunk.splitlines()[0][3:].strip() if chunk.startswith("## ") else ""
+        if not title or title in measured or title in ("Machine", "Targets"):
+            continue
+        body = chunk.rstrip().splitlines()
+        earlier = re.search(r"_Carried over unchanged from the published run of (.+?);", chunk)
+        if earlier:  # carried twice: it keeps the date of the run that measured it
+            lines += body + [""]
+        else:
+            lines += [body[0], "", f"_Carried over unchanged from the published run of {when}; not re-measured in this run._"]
+            lines += body[1:] + [""]
+        date = earlier.group(1) if earlier else when
+        for name in re.findall(r"^- \*\*Target\*\* (.+?): ", chunk, flags=re.M):
+            row = old_rows.get(name) or old_rows.get(f"{name} ({date})")
+            if row:
+                rows.append([f"{name} ({date})"] + row[1:])
+    return lines, rows
+
+
+def render_markdown(run: Run, *, plot: str | None = PLOT_NAME, preamble: list[str] | None = None,
+                    carried: str | None = None) -> str:
     lines = [
         "# hwbot benchmarks",
         "",
@@ -118,15 +171,23 @@ def render_markdown(run: Run, *, plot: str | None = PLOT_NAME, preamble: list[st
         "claim is a ratio against a floor measured in the same run, interleaved with what it is compared to.",
         "",
     ]
+    if carried:
+        lines += ["Sections marked *carried over* were not re-measured in this run: they are reproduced unchanged "
+                  "from the report this run replaced, with the date of their own run.", ""]
     lines += preamble or []
     lines += ["## Machine", ""] + _machine(run)
     lines += ["## Targets", ""]
+    kept, kept_rows = carried_sections(carried, run) if carried else ([], [])
     lines += _table(Table(
         headers=["target", "goal", "measured", "verdict"],
-        rows=[[t.name, t.goal, t.measured, _holds(t.holds)] for t in run.targets()],
+        rows=[[t.name, t.goal, t.measured, _holds(t.holds)] for t in run.targets()] + kept_rows,
     ))
     if plot:
+        own = any(sec.key == "scale" and sec.data.get("rows") for sec in run.sections)
         lines += [f"![Query latency against corpus size]({plot})", ""]
+        if not own:
+            lines += ["_The plot comes with the carried-over scale section, from its own run._", ""]
+    lines += kept
     for section in run.sections:
         lines += _section(section)
     return "\n".join(lines).rstrip() + "\n"
@@ -177,9 +238,12 @@ def write_plot(run: Run, path: Path) -> bool:
     return True
 
 
-def write_report(run: Run, out_dir: Path) -> Path:
+def write_report(run: Run, out_dir: Path, *, keep_unmeasured: bool = False) -> Path:
+    """Write the report; with ``keep_unmeasured``, sections of the report already there that
+    this run did not measure are carried over (marked as such), and so is the plot if this run has none."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    has_plot = write_plot(run, out_dir / PLOT_NAME)
     path = out_dir / REPORT_NAME
-    path.write_text(render_markdown(run, plot=PLOT_NAME if has_plot else None), encoding="utf-8")
+    carried = path.read_text(encoding="utf-8") if keep_unmeasured and path.exists() else None
+    has_plot = write_plot(run, out_dir / PLOT_NAME) or (carried is not None and (out_dir / PLOT_NAME).exists())
+    path.write_text(render_markdown(run, plot=PLOT_NAME if has_plot else None, carried=carried), encoding="utf-8")
     return path

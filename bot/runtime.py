@@ -16,7 +16,7 @@ from common.settings import HwbotSettings
 if TYPE_CHECKING:  # pragma: no cover
     from knowledge.qa.engine import QAEngine
 
-__all__ = ["resolve_index_dir", "resolve_sources_dir", "get_engine"]
+__all__ = ["resolve_index_dir", "resolve_sources_dir", "get_engine", "prefetch_encoder"]
 
 _engines: dict[Path, "QAEngine"] = {}
 _lock = threading.Lock()
@@ -30,6 +30,13 @@ def resolve_index_dir(index_dir: Path | None = None, settings: HwbotSettings | N
 def resolve_sources_dir(sources: Path | None = None, settings: HwbotSettings | None = None) -> Path:
     """``--sources`` if given, else the configured (by default the shipped) notes."""
     return Path(sources) if sources else (settings or HwbotSettings()).sources_dir
+
+
+def prefetch_encoder(index_dir: Path | None = None, settings: HwbotSettings | None = None) -> None:
+    """Start loading the index's ONNX query encoder in the background (cold-start overlap)."""
+    from indexer.query_encoder import prefetch_query_encoder
+
+    prefetch_query_encoder(resolve_index_dir(index_dir, settings))
 
 
 def get_engine(

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["HwbotSettings", "default_index_dir", "default_state_dir", "default_feedback_db", "shipped_sources_dir"]
+__all__ = ["HwbotSettings", "default_index_dir", "default_model_cache_dir", "default_state_dir", "default_feedback_db", "shipped_sources_dir"]
 
 
 def _xdg(var: str, *fallback: str) -> Path:
@@ -26,6 +26,11 @@ def _xdg(var: str, *fallback: str) -> Path:
 def default_index_dir() -> Path:
     """A per-user cache location, so several checkouts or users never share a half-built index."""
     return _xdg("XDG_CACHE_HOME", ".cache") / "index"
+
+
+def default_model_cache_dir() -> Path:
+    """Build-time exports of the model (the ONNX query encoder): once per user and model version."""
+    return _xdg("XDG_CACHE_HOME", ".cache") / "models"
 
 
 def default_state_dir() -> Path:
@@ -50,6 +55,7 @@ class HwbotSettings(BaseSettings):
 
     index_dir: Path = Field(default_factory=default_index_dir)
     state_dir: Path = Field(default_factory=default_state_dir)
+    model_cache_dir: Path = Field(default_factory=default_model_cache_dir)
     feedback_db: Path = Field(default_factory=default_feedback_db)
     #: Where notes are read from when no ``--sources`` is given (and no index records another).
     sources_dir: Path = Field(default_factory=shipped_sources_dir)

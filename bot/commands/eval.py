@@ -26,9 +26,14 @@ def run_eval(*, as_json: bool, check: bool, calibrate: bool = False) -> None:
     from bot.runtime import get_engine
     from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
 
+    from indexer.query_encoder import PrecomputedQueries
+    from knowledge.qa.hygiene import clean_question
+
     engine = get_engine()
     items = load_dev_set()
     tune, _ = split(items)
+    # The harness asks each question once per mode; encode them all up front, in batches.
+    engine.embedder = PrecomputedQueries(engine.embedder, [clean_question(i.question)[0] for i in items])
     floors = load_floors()
     if calibrate:
         sim, margin, right, wrong = calibrate_curated(engine, tune)

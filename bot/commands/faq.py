@@ -80,16 +80,14 @@ def _answer_all(questions: list[FoundQuestion], *, as_json: bool):
     from bot.faq.render import FaqEntry
     from bot.runtime import get_engine
     from knowledge.qa.abstain import declined_answer
-    from knowledge.qa.hygiene import EmptyQuestionError
 
     engine = get_engine()
     show = sys.stderr.isatty() and len(questions) >= PROGRESS_MIN_QUESTIONS
     entries: list[FaqEntry] = []
+    answers = engine.ask_many(found.text for found in questions)  # encoded in batches
     for found in tqdm(questions, desc="Answering", unit="question", file=sys.stderr, disable=not show, leave=False):
-        try:
-            answer = engine.ask(found.text)
-        except EmptyQuestionError:  # cannot come from the extractor, but never crash a batch on it
-            answer = declined_answer(found.text)
+        # None (empty after hygiene) cannot come from the extractor, but never crash a batch on it
+        answer = next(answers) or declined_answer(found.text)
         entries.append(FaqEntry(found, answer))
         if as_json:
             sys.stdout.write(json.dumps(answer.to_contract(), ensure_ascii=False) + "\n")

@@ -17,18 +17,20 @@ is (a recommendation verdict is joined in above this package).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 
 from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
+from indexer.query_encoder import QueryEncoder, open_query_encoder
 from indexer.store import SourceEntry, Store, load_store
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, should_decline
 from knowledge.qa.compose import compose, is_verdict, join_sentences, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
-from knowledge.qa.hygiene import clean_question
+from knowledge.qa.hygiene import EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.models import Answer
 from knowledge.qa.params import QAParams, load_params
@@ -65,7 +67,7 @@ def ensure_index(
 class QAEngine:
     """Cited extractive answers over one loaded index."""
 
-    def __init__(self, store: Store, embedder: Embedder, params: QAParams | None = None) -> None:
+    def __init__(self, store: Store, embedder: QueryEncoder, params: QAParams | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.params = params or load_params()
@@ -84,19 +86,21 @@ class QAEngine:
         progress: bool | None = None,
         params: QAParams | None = None,
     ) -> "QAEngine":
-        embedder = embedder or Embedder()
+        """``embedder`` given: it encodes queries too. Otherwise builds use sentence-transformers
+        (loaded only if a build runs) and queries the ONNX encoder, or a noted fallback."""
         sources_dir = sources_dir or SOURCES_DIR
         if auto_build:
             ensure_index(
                 index_dir,
                 sources_dir,
-                embedder,
+                embedder or Embedder(),
                 progress=progress,
                 announce=lambda line: print(line, file=sys.stderr),
             )
         store = load_store(index_dir)
-        store.check_model(embedder.model_id, embedder.dim, embedder.probe())
-        return cls(store, embedder, params)
+        encoder: QueryEncoder = embedder or open_query_encoder(store)
+        store.check_model(encoder.model_id, encoder.dim, encoder.probe())
+        return cls(store, encoder, params)
 
     @property
     def sources(self) -> list[SourceEntry]:
@@ -182,3 +186,25 @@ class QAEngine:
             mode=mode,
             intent=intent.name,
         )
+
+    def ask_many(self, questions: Iterable[str], *, batch_size: int = 32, mode: Mode = "hybrid") -> Iterator[Answer | None]:
+        """Answers in order, encoding ``batch_size`` questions per encoder call.
+
+        Encoding one question at a time is most of a batch's cost; a batch call shares
+        the per-call overhead. Answers are yielded as each batch is done, so output
+        streams. ``None`` stands for a question that is empty after hygiene (where
+        :meth:`ask` raises ``EmptyQuestionError``).
+        """
+        pending = list(questions)
+        for start in range(0, len(pending), batch_size):
+            group = pending[start : start + batch_size]
+            texts: list[str | None] = []
+            for question in group:
+                try:
+                    texts.append(clean_question(question)[0])
+                except EmptyQuestionError:
+                    texts.append(None)
+            wanted = [t for t in texts if t is not None]
+            vectors = iter(self.embedder.encode(wanted, progress=False) if wanted else [])
+            for question, text in zip(group, texts):
+                yield None if text is None else self.ask(question, mode=mode, query_vector=next(vectors))

@@ -1,7 +1,8 @@
-"""Commands that never embed never import torch: ``--help``, ``recommend`` and error paths.
+"""No command imports torch: ``--help``, ``recommend`` and error paths never embed, and the
+query path (ask, repl, faq, eval, the Slack worker) embeds with onnxruntime + tokenizers.
 
-Importing torch and sentence-transformers costs seconds of cold start, so the CLI
-imports them only when a question is actually embedded. Each case runs the real CLI
+Importing torch and sentence-transformers costs seconds of cold start and hundreds of
+MB, so only builds (and the noted fallback) import them. Each case runs the real CLI
 entry point in a fresh interpreter through a wrapper that, at exit, prints which heavy
 modules ended up in ``sys.modules``; the case also checks the command did what it
 should (exit code and output), so a command that crashed early cannot pass by accident.
@@ -135,19 +136,86 @@ def test_empty_batch_file_never_imports_torch(tmp_path: Path) -> None:
     assert heavy == []
 
 
-def test_the_wrapper_does_see_torch_when_a_question_is_answered(tmp_path: Path, built_index: Path) -> None:
-    """The probe itself works: answering a real question does load torch."""
-    env_index = built_index
+def run_answering(args: list[str], index_dir: Path, tmp_path: Path, *, stdin: str | None = None,
+                  script: str = WRAPPER) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Like :func:`run_cli`, but against a real built index, so the command really answers."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
+    env.update(HF_HUB_OFFLINE="1", HWBOT_INDEX_DIR=str(index_dir), HWBOT_STATE_DIR=str(tmp_path / "state"),
+               XDG_STATE_HOME=str(tmp_path / "xdg"))
     proc = subprocess.run(
-        [sys.executable, "-c", WRAPPER, "ask", "Why are GPUs the default accelerator?", "--json"],
-        cwd=tmp_path,
-        env=dict(os.environ, HF_HUB_OFFLINE="1", HWBOT_INDEX_DIR=str(env_index)),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
+        [sys.executable, "-c", script, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=300, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
     )
+    lines = [line for line in proc.stderr.splitlines() if line.startswith(MARK)]
+    assert lines, f"the wrapper did not report (exit {proc.returncode}): {proc.stderr[-500:]}"
+    return proc, json.loads(lines[-1][len(MARK) :])
+
+
+def test_ask_answers_on_onnx_without_torch(tmp_path: Path, built_index: Path) -> None:
+    proc, heavy = run_answering(["ask", "Why are GPUs the default accelerator?", "--json"], built_index, tmp_path)
     assert proc.returncode == 0, proc.stderr[-500:]
-    assert "citations" in json.loads(proc.stdout)
-    heavy = json.loads([line for line in proc.stderr.splitlines() if line.startswith(MARK)][-1][len(MARK) :])
-    assert "torch" in heavy
+    assert json.loads(proc.stdout)["citations"]
+    assert user_stderr(proc) == ""  # no fallback notice: the ONNX encoder was used
+    assert heavy == []
+
+
+def test_ask_batch_answers_on_onnx_without_torch(tmp_path: Path, built_index: Path) -> None:
+    (tmp_path / "qs.txt").write_text("What is a TPU?\nHow do I cook pasta?\n", encoding="utf-8")
+    proc, heavy = run_answering(["ask", "--batch", "qs.txt", "--json"], built_index, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [a["declined"] for a in answers] == [False, True]
+    assert heavy == []
+
+
+def test_piped_repl_answers_without_torch(tmp_path: Path, built_index: Path) -> None:
+    proc, heavy = run_answering(["repl"], built_index, tmp_path, stdin="Why would a TPU sit idle?\n/quit\n")
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert "Sources:" in proc.stdout
+    assert heavy == []
+
+
+def test_faq_answers_without_torch(tmp_path: Path, built_index: Path) -> None:
+    (tmp_path / "docs.md").write_text("# FAQ\n\n## When is a TPU a better choice than a GPU?\n\n"
+                                      "## How do I cook pasta?\n", encoding="utf-8")
+    proc, heavy = run_answering(["faq", "docs.md", "--json"], built_index, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(answers) == 2 and answers[0]["citations"] and answers[1]["declined"]
+    assert heavy == []
+
+
+def test_eval_runs_without_torch(tmp_path: Path, built_index: Path) -> None:
+    proc, heavy = run_answering(["eval", "--json"], built_index, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    rows = json.loads(proc.stdout)
+    assert [r["mode"] for r in rows] == ["hybrid", "dense", "bm25"] and rows[0]["n_in"] > 0
+    assert heavy == []
+
+
+#: The Slack worker's start-up short of serving: settings, the engine opened (index and
+#: encoder loaded, as ``hwbot slack`` does before it serves), the Bolt app built; then one answer.
+SLACK_STARTUP = f"""
+import atexit, json, sys
+def _report():
+    loaded = sorted(m for m in {HEAVY!r} if m in sys.modules)
+    sys.stderr.write("\\n{MARK}" + json.dumps(loaded) + "\\n")
+atexit.register(_report)
+from bot.slack.app import build_app
+from bot.slack.core import EngineCore
+from bot.slack.feedback import FeedbackStore
+from bot.slack.services import SlackServices
+from bot.slack.settings import SlackSettings
+settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-startup", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
+                         HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=sys.argv[1])
+core = EngineCore.open()
+app = build_app(SlackServices(settings=settings, core=core, feedback=FeedbackStore(settings.feedback_db)))
+print(type(app).__name__, core.ask("Why are GPUs the default accelerator?").citations[0].label)
+"""
+
+
+def test_slack_worker_startup_never_imports_torch(tmp_path: Path, built_index: Path) -> None:
+    proc, heavy = run_answering([str(tmp_path / "feedback.sqlite3")], built_index, tmp_path, script=SLACK_STARTUP)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert proc.stdout.startswith("App [file_gpu001:"), proc.stdout
+    assert heavy == []
