@@ -24,9 +24,8 @@ def format_table(rows) -> str:
 
 def run_eval(*, as_json: bool, check: bool, calibrate: bool = False) -> None:
     from bot.runtime import get_engine
-    from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
-
     from indexer.query_encoder import PrecomputedQueries
+    from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
     from knowledge.qa.hygiene import clean_question
 
     engine = get_engine()
