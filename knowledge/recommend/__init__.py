@@ -1,57 +1,52 @@
-"""The recommendation engine: profile, rules as data, scoring, explanations and flips.
+"""The recommendation engine: profile, the decision model as data, engine, explanations, flips, free text.
 
 Pure and torch-free (no numpy or faiss either), so ``hwbot recommend`` starts fast.
 It never imports ``knowledge.qa``.
 """
 
+from knowledge.recommend.engine import Engine, Signature, Verdict, engine_for
 from knowledge.recommend.explain import (
+    blockers_for,
     caveats_for,
-    effect_text,
     reasons_for,
+    revisit_for,
+    shown_blockers,
+    todo_for,
 )
-from knowledge.recommend.flips import (
-    find_flips,
-)
+from knowledge.recommend.flips import find_flips
 from knowledge.recommend.models import (
     VERDICT_LABELS,
+    BlockerItem,
+    FitLevel,
     Flip,
     Reason,
     Recommendation,
     RecommendationKind,
 )
-from knowledge.recommend.profile import (
-    FIELD_VALUES,
-    UNKNOWN,
-    WorkloadProfile,
-    load_profile,
-    parse_profile,
-)
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, load_profile, parse_profile
 from knowledge.recommend.rules import (
-    OPTIONS,
+    FIT_LEVELS,
+    READINESS,
+    VERDICTS,
+    Blocker,
     Caveat,
     DecisionParams,
-    Option,
-    Rule,
+    DefaultReason,
+    Factor,
+    Far,
     RuleSet,
     chunk_catalog,
     load_rules,
     parse_rule_files,
 )
-from knowledge.recommend.scoring import (
-    Decision,
-    Scorecard,
-    confidence,
-    decide,
-    evaluate,
-    recommend,
-    score,
-    score_answers,
-    shipped_rules,
-)
+from knowledge.recommend.scoring import decide_profile, next_questions, recommend, shipped_engine, shipped_rules
+
 
 __all__ = [
     "Reason",
     "Flip",
+    "BlockerItem",
+    "FitLevel",
     "Recommendation",
     "RecommendationKind",
     "VERDICT_LABELS",
@@ -60,26 +55,36 @@ __all__ = [
     "UNKNOWN",
     "load_profile",
     "parse_profile",
-    "OPTIONS",
-    "Option",
-    "Rule",
+    "VERDICTS",
+    "FIT_LEVELS",
+    "READINESS",
+    "Factor",
+    "Blocker",
+    "Far",
     "Caveat",
+    "DefaultReason",
     "DecisionParams",
     "RuleSet",
     "chunk_catalog",
     "load_rules",
     "parse_rule_files",
-    "Scorecard",
-    "Decision",
-    "score",
-    "score_answers",
-    "decide",
-    "confidence",
-    "evaluate",
-    "recommend",
+    "Engine",
+    "Signature",
+    "Verdict",
+    "engine_for",
     "shipped_rules",
-    "effect_text",
+    "shipped_engine",
+    "decide_profile",
+    "next_questions",
+    "recommend",
     "reasons_for",
+    "shown_blockers",
+    "blockers_for",
+    "todo_for",
+    "revisit_for",
     "caveats_for",
     "find_flips",
+    "profile_from_text",
+    "Extraction",
+    "FieldEvidence",
 ]

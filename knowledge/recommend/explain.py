@@ -1,88 +1,142 @@
-"""Turning a scorecard and a decision into reasons and caveats people can check.
+"""Turning a verdict into what people read: reasons for and against, blockers, a to-do list, caveats.
 
-Reasons are *all* fired rules (constraints first, then by size of effect), so their
-points add up exactly to the scores: nothing is hidden, and front ends decide how many
-to show. Each reason and caveat carries the citation labels of the chunks it rests on.
+Every known answer becomes one reason, in the words of its factor, with its citations and a
+``direction``: *for* the verdict or *against* it. A ``gpu`` verdict always carries the
+cited GPU default, so even an empty profile is explained. Blockers are listed once (a
+narrower blocker on the same field replaces a broader one: critical kernels replace "some
+kernels", a closed gate replaces "move to Google Cloud"); a ``gpu_then_tpu`` verdict turns
+them into ordered steps. Imports only the engine's types: no cycle with :mod:`scoring`.
 """
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
-from knowledge.recommend.models import Reason
-from knowledge.recommend.profile import WorkloadProfile
-from knowledge.recommend.rules import OPTIONS, Rule, RuleSet
+from knowledge.recommend.engine import Engine, Verdict
+from knowledge.recommend.models import BlockerItem, Reason
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.rules import Blocker, RuleSet
 
-if TYPE_CHECKING:
-    from knowledge.recommend.scoring import Decision, Scorecard
-
-__all__ = ["effect_text", "reasons_for", "caveats_for"]
+__all__ = ["reasons_for", "shown_blockers", "blockers_for", "todo_for", "revisit_for", "caveats_for"]
 
 
-def effect_text(rule: Rule) -> str:
-    """``gpu +3, gpu_then_tpu +2`` or ``blocks tpu, gpu_then_tpu``: machine-readable on purpose."""
-    if rule.is_constraint:
-        return "blocks " + ", ".join(rule.blocks)
-    return ", ".join(f"{o} {rule.points[o]:+d}" for o in OPTIONS if o in rule.points)
+def _direction(verdict: Verdict, leans: str, blocks: bool) -> str:
+    if verdict.kind == "gpu_then_tpu":
+        return "for" if leans == "tpu" or blocks else "against"
+    return "for" if leans == verdict.kind else "against"
 
 
-def _weight(rule: Rule) -> tuple[float, int]:
-    """Sort key: constraints first (they decide alone), then largest single effect, then total."""
-    if rule.is_constraint:
-        return (math.inf, 0)
-    return (float(max(abs(p) for p in rule.points.values())), sum(abs(p) for p in rule.points.values()))
+def _effect(engine: Engine, verdict: Verdict, field: str, value: str) -> tuple[str, bool]:
+    fired = [b for b in shown_blockers(verdict) if field in b.when and value in b.when[field]]
+    if any(b.kind == "gate" for b in fired):
+        return "gate: no TPU here", True
+    if fired:
+        return "blocker: " + ", ".join(b.id for b in fired), True
+    points = engine.fit[field][value]
+    fit_field = any(engine.fit[field][v] for v in engine.rules.order[field])
+    return (f"fit +{points}" if fit_field else "readiness: no blocker"), False
 
 
-def reasons_for(card: "Scorecard", rules: RuleSet) -> list[Reason]:
-    """Every fired rule as a reason, largest effect first (rule-file order on ties)."""
-    constraints = [r for rs in card.blocked.values() for r in rs]
-    unique: dict[str, Rule] = {r.id: r for r in [*constraints, *card.fired]}
-    ordered = sorted(unique.values(), key=_weight, reverse=True)
-    return [
-        Reason(
-            factor=f"{rule.condition_text()}: {rule.explanation}",
-            effect=effect_text(rule),
-            citations=[rules.label(c) for c in rule.citations],
+def reasons_for(engine: Engine, verdict: Verdict, answers: Mapping[str, str]) -> list[Reason]:
+    """One reason per known answer, ``for`` the verdict first, the biggest effects first."""
+    rules = engine.rules
+    rows: list[tuple[int, int, Reason]] = []
+    for index, field in enumerate(FIELD_VALUES):
+        value = answers.get(field, UNKNOWN)
+        factor = rules.factor_for(field, value) if value != UNKNOWN else None
+        if factor is None:
+            continue
+        effect, blocks = _effect(engine, verdict, field, value)
+        direction = _direction(verdict, factor.leans, blocks)
+        weight = 100 if effect.startswith("gate") else 50 if blocks else engine.fit[field][value]
+        reason = Reason(
+            factor=f"{field} = {value}: {factor.explanation}",
+            effect=effect,
+            citations=[rules.label(c) for c in factor.citations],
+            direction=direction,  # type: ignore[arg-type]
         )
-        for rule in ordered
+        rows.append((0 if direction == "for" else 1, -weight * 100 + index, reason))
+    reasons = [r for _, _, r in sorted(rows, key=lambda t: (t[0], t[1]))]
+    if verdict.kind == "gpu":
+        default = rules.default_reason
+        reasons.insert(
+            sum(1 for r in reasons if r.direction == "for"),
+            Reason(factor=f"default: {default.explanation}", effect="default",
+                   citations=[rules.label(c) for c in default.citations], direction="for"),
+        )
+    return reasons
+
+
+def shown_blockers(verdict: Verdict) -> list[Blocker]:
+    """The fired blockers, minus those a narrower one on the same field replaces."""
+    fired = list(verdict.blockers)
+    gate = any(b.kind == "gate" for b in fired)
+
+    def replaced(b: Blocker) -> bool:
+        if gate and b.kind != "gate" and set(b.when) <= {"cloud"}:
+            return True
+        return any(
+            other is not b and set(other.when) == set(b.when)
+            and all(set(other.when[f]) < set(b.when[f]) or set(other.when[f]) == set(b.when[f]) for f in b.when)
+            and any(set(other.when[f]) < set(b.when[f]) for f in b.when)
+            for other in fired
+        )
+
+    return [b for b in fired if not replaced(b)]
+
+
+def blockers_for(rules: RuleSet, verdict: Verdict) -> list[BlockerItem]:
+    return [
+        BlockerItem(id=b.id, text=b.text, effort=b.effort, citations=[rules.label(c) for c in b.citations])
+        for b in shown_blockers(verdict)
     ]
+
+
+def todo_for(verdict: Verdict, answers: Mapping[str, str]) -> list[str]:
+    """The ordered steps of a staged verdict: each blocker, then the unknowns that could block."""
+    if verdict.kind != "gpu_then_tpu":
+        return []
+    steps = [f"{b.text} (effort: {b.effort})" for b in shown_blockers(verdict)]
+    asked: set[tuple[str, ...]] = set()
+    for b in verdict.possible:  # rank order; one confirmation per unknown field set
+        fields = tuple(f for f in b.when if answers.get(f, UNKNOWN) == UNKNOWN)
+        if not fields or fields in asked:
+            continue
+        asked.add(fields)
+        values = " or ".join(v for f in fields for v in b.when[f])
+        steps.append(f"Confirm {' and '.join(fields)} (unknown): if it is {values}, then: {b.text}")
+    steps.append("Then port and validate on a small TPU slice before moving the main workload.")
+    return steps
+
+
+def revisit_for(verdict: Verdict) -> list[str]:
+    """What would reopen a GPU verdict whose workload fits a TPU but whose blockers are too far."""
+    if verdict.kind != "gpu" or verdict.fit == "low":
+        return []
+    out = [far.revisit for far in verdict.fars]
+    if verdict.readiness == "gated":
+        out.append("Revisit if this workload could run on Google Cloud alone.")
+    return list(dict.fromkeys(out))
 
 
 def _cite(labels: list[str]) -> str:
     return " (" + "; ".join(labels) + ")" if labels else ""
 
 
-def caveats_for(
-    profile: WorkloadProfile,
-    card: "Scorecard",
-    decision: "Decision",
-    rules: RuleSet,
-    flip_fields: set[str],
-) -> list[str]:
-    """Caveat rules that apply to this decision, then computed caveats about certainty."""
-    answers = profile.model_dump()
+def caveats_for(rules: RuleSet, verdict: Verdict, answers: Mapping[str, str], next_questions: list[str]) -> list[str]:
+    """Caveat rules for this verdict, the revisit notes, then one line about the unknown answers."""
     out = [
         c.text + _cite([rules.label(x) for x in c.citations])
         for c in rules.caveats
-        if decision.kind in c.recommended and c.matches(answers)
+        if verdict.kind in c.recommended and c.matches(answers)
     ]
-    lead = card.scores["tpu"] - card.scores["gpu"]
-    if decision.branch == "staged_narrow":
-        out.append(
-            f"TPU leads GPU by {lead} point(s), but unknown answers ({', '.join(decision.decisive_unknowns)}) "
-            "could overturn that lead: start on GPUs and decide the move once they are known."
-        )
-    elif decision.branch == "gpu_narrow":
-        out.append(
-            f"TPU scores {lead} point(s) above GPU, short of the clear margin of "
-            f"{rules.decision.clear_margin} that would justify the switching cost; GPUs stay the default."
-        )
-    unknown = profile.unknown_fields()
+    out += revisit_for(verdict)
+    unknown = [f for f in FIELD_VALUES if answers.get(f, UNKNOWN) == UNKNOWN]
     if unknown:
-        line = f"{len(unknown)} answer(s) unknown ({', '.join(unknown)}), which lowers the confidence"
-        deciding = [f for f in unknown if f in flip_fields]
-        if deciding:
-            line += f"; answering {', '.join(deciding)} could change the recommendation"
+        line = f"{len(unknown)} answer(s) unknown ({', '.join(unknown)})"
+        if next_questions:
+            line += f"; answering {', '.join(next_questions)} could change the recommendation"
+        else:
+            line += "; none of them could change the recommendation"
         out.append(line + ".")
     return out

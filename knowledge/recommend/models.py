@@ -1,7 +1,9 @@
 """Recommendation objects shared by every front end.
 
 The CLI, REPL, Slack app and FAQ batch render these same objects; ``to_contract()``
-produces exactly the ``recommend --json`` shape DESIGN.md promises.
+produces exactly the ``recommend --json`` shape DESIGN.md promises: the original keys
+first, then the extensions (``fit``, ``blockers``, ``todo``, ``next_questions``, and a
+``direction`` on every reason).
 """
 
 from __future__ import annotations
@@ -10,17 +12,35 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Reason", "Flip", "Recommendation", "RecommendationKind", "VERDICT_LABELS"]
+__all__ = ["Reason", "Flip", "BlockerItem", "Recommendation", "RecommendationKind", "FitLevel", "VERDICT_LABELS"]
 
 RecommendationKind = Literal["gpu", "tpu", "gpu_then_tpu"]
+FitLevel = Literal["low", "medium", "high"]
 
 #: The one human label of each verdict, used by every front end.
 VERDICT_LABELS: dict[str, str] = {"gpu": "GPU", "tpu": "TPU", "gpu_then_tpu": "GPU now, TPU later"}
 
 
 class Reason(BaseModel):
+    """One answer (or the GPU default) and how it bears on the verdict.
+
+    ``factor`` is the condition and the words; ``effect`` is machine-readable (``fit +4``,
+    ``blocker: kernels.port_critical``, ``gate: no TPU here``, ``default``); ``direction``
+    says whether it argues *for* the verdict or *against* it.
+    """
+
     factor: str
     effect: str
+    citations: list[str] = Field(default_factory=list)
+    direction: Literal["for", "against"] = "for"
+
+
+class BlockerItem(BaseModel):
+    """A readiness blocker: what stands between the team and a TPU, sized and cited."""
+
+    id: str
+    text: str
+    effort: str
     citations: list[str] = Field(default_factory=list)
 
 
@@ -39,6 +59,16 @@ class Recommendation(BaseModel):
     flips: list[Flip] = Field(default_factory=list)
     #: hard constraints that ruled an option out, e.g. {"tpu": ["TPU is only on Google Cloud ..."]}
     blocked: dict[str, list[str]] = Field(default_factory=dict)
+    fit: FitLevel = "low"
+    #: ready | pending | fixable | far | gated (not in the contract; front ends may show it)
+    readiness: str = "ready"
+    blockers: list[BlockerItem] = Field(default_factory=list)
+    #: the ordered steps of a ``gpu_then_tpu`` verdict (empty otherwise)
+    todo: list[str] = Field(default_factory=list)
+    #: "revisit if ..." for a GPU verdict whose fit is there but whose blockers are too far
+    revisit: list[str] = Field(default_factory=list)
+    #: unknown fields whose answer could change the verdict, most decisive first
+    next_questions: list[str] = Field(default_factory=list)
 
     def to_contract(self) -> dict:
         return {
@@ -48,4 +78,8 @@ class Recommendation(BaseModel):
             "reasons": [r.model_dump() for r in self.reasons],
             "caveats": list(self.caveats),
             "flips": [f.model_dump() for f in self.flips],
+            "fit": self.fit,
+            "blockers": [b.model_dump() for b in self.blockers],
+            "todo": list(self.todo),
+            "next_questions": list(self.next_questions),
         }

@@ -1,22 +1,23 @@
-"""The scoring rules: TOML data in ``knowledge/rules/``, validated by pydantic when loaded.
+"""The decision model as data: TOML in ``knowledge/recommend/rules/``, validated by pydantic.
 
-Why data: the reasoning of the recommendation lives in one reviewable place, each
-weight next to the sentence that justifies it and the chunk of the notes it rests on.
-Why strict: a rule that names a field or value the profile does not have would simply
-never fire, and a citation to a chunk that moved would cite the wrong text. Both fail
-at load with a :class:`~common.errors.RuleError` naming the rule and its file.
+Why data: the reasoning lives in one reviewable place, each sentence next to the chunk of
+the notes it rests on. Why strict: a condition naming a value the profile lacks would
+never fire, and a citation to a chunk that moved would cite the wrong text; both fail at
+load with a :class:`~common.errors.RuleError` naming the entry and its file.
 
-Three kinds of entries, in any ``*.toml`` file of the rules directory:
+Entries, in any ``*.toml`` file of the rules directory:
 
-* ``[[rule]]``: a condition on the profile and either ``points`` toward options
-  (additive) or ``blocks`` (a hard constraint that removes options);
-* ``[[caveat]]``: a warning shown when its condition holds *and* the decided
-  recommendation is one of ``recommended``;
-* ``[decision]`` (exactly once): the thresholds of the decision and of confidence.
+* ``[[factor]]``: one answer (one field), the words shown as its reason, which way it
+  leans, and its ``fit`` points (the workload side of the decision);
+* ``[[blocker]]``: a readiness blocker (a cited, sized to-do), a ``far`` blocker, or the
+  ``gate`` (no TPU here at all);
+* ``[[far]]``: blockers that together are too far to plan for now;
+* ``[[caveat]]``: advice shown when its condition holds and the verdict is ``recommended``;
+* ``[decision]``, ``[order]``, ``[priors]``, ``[[table]]``, ``[default_reason]`` (once each).
 
-Citations are validated against the chunks computed from the sources alone (no model,
-no torch), and each cited chunk must mention one of the rule's ``subject`` terms, so a
-rule cannot cite a chunk about something else.
+Monotonicity is checked here, at load: down each field's ``[order]`` the fit points never
+rise and end at 0, and every blocker condition names a tail of the order, so a worse
+answer can only lower the fit and add blockers (:mod:`knowledge.recommend.modelcheck`).
 """
 
 from __future__ import annotations
@@ -34,16 +35,22 @@ from common.errors import HwbotError, RuleError
 from indexer.chunking import Chunk
 from indexer.corpus import catalog
 from knowledge.paths import SOURCES_DIR
+from knowledge.recommend.models import RecommendationKind
+from knowledge.recommend.modelcheck import check_model
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 #: The shipped rule files, package data beside this module.
 RULES_DIR = Path(__file__).resolve().parent / "rules"
 
 __all__ = [
-    "OPTIONS",
-    "Option",
-    "Rule",
+    "VERDICTS",
+    "FIT_LEVELS",
+    "READINESS",
+    "Factor",
+    "Blocker",
+    "Far",
     "Caveat",
+    "DefaultReason",
     "DecisionParams",
     "RuleSet",
     "chunk_catalog",
@@ -51,22 +58,23 @@ __all__ = [
     "parse_rule_files",
 ]
 
-Option = Literal["gpu", "tpu", "gpu_then_tpu"]
-#: The options in order from "stay on GPUs" to "TPU now"; also the tie-break order.
-OPTIONS: tuple[str, ...] = ("gpu", "gpu_then_tpu", "tpu")
+#: The verdicts in order from "stay on GPUs" to "TPU now"; monotonicity is measured on it.
+VERDICTS: tuple[str, ...] = ("gpu", "gpu_then_tpu", "tpu")
+FIT_LEVELS: tuple[str, ...] = ("low", "medium", "high")
+#: Readiness from best to worst.
+READINESS: tuple[str, ...] = ("ready", "pending", "fixable", "far")
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.\-]{0,63}$")
-#: Terms too generic to show that a chunk speaks of a rule's subject.
+#: Terms too generic to show that a chunk speaks of an entry's subject.
 _GENERIC_TERMS = {"gpu", "gpus", "tpu", "tpus", "the", "a", "an", "and", "or", "of", "to", "model", "models"}
 
 
-class _Entry(BaseModel):
-    """What rules and caveats share: identity, condition, wording and evidence."""
+class _Cited(BaseModel):
+    """Identity and evidence, shared by every entry."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
-    when: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     subject: tuple[str, ...] = Field(min_length=1)
     citations: tuple[str, ...] = Field(min_length=1)
 
@@ -76,6 +84,26 @@ class _Entry(BaseModel):
         if not _ID.match(v):
             raise ValueError("id must be lower-case letters, digits, '.', '_' or '-'")
         return v
+
+    @field_validator("subject")
+    @classmethod
+    def _specific_subject(cls, subject: tuple[str, ...]) -> tuple[str, ...]:
+        for term in subject:
+            if not term.strip() or term.strip().lower() in _GENERIC_TERMS:
+                raise ValueError(f"subject term {term!r} is too generic to check a citation against")
+        return subject
+
+
+def _one_line(v: str) -> str:
+    if "\n" in v:
+        raise ValueError("text must be one line")
+    return v.strip()
+
+
+class _Entry(_Cited):
+    """An entry with a condition on the answers (all fields must match)."""
+
+    when: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
     @field_validator("when")
     @classmethod
@@ -92,14 +120,6 @@ class _Entry(BaseModel):
                     )
         return when
 
-    @field_validator("subject")
-    @classmethod
-    def _specific_subject(cls, subject: tuple[str, ...]) -> tuple[str, ...]:
-        for term in subject:
-            if not term.strip() or term.strip().lower() in _GENERIC_TERMS:
-                raise ValueError(f"subject term {term!r} is too generic to check a citation against")
-        return subject
-
     def matches(self, answers: Mapping[str, str]) -> bool:
         """All conditions hold for these answers (an empty condition always holds)."""
         return all(answers.get(field, UNKNOWN) in values for field, values in self.when.items())
@@ -110,96 +130,125 @@ class _Entry(BaseModel):
         return " and ".join(parts) if parts else "always"
 
 
-class Rule(_Entry):
-    """A scoring rule: additive points toward options, or a hard constraint that blocks some."""
+class Factor(_Entry):
+    """One answer's reason: its words, which way it leans, and its fit points."""
 
     explanation: str = Field(min_length=1, max_length=240)
-    points: dict[Option, int] = Field(default_factory=dict)
-    blocks: tuple[Option, ...] = ()
+    leans: Literal["tpu", "gpu"]
+    fit: int = Field(default=0, ge=0, le=10)
 
-    @field_validator("explanation")
-    @classmethod
-    def _one_line(cls, v: str) -> str:
-        if "\n" in v:
-            raise ValueError("explanation must be one line")
-        return v.strip()
+    _line = field_validator("explanation")(lambda cls, v: _one_line(v))
 
     @model_validator(mode="after")
-    def _one_effect(self) -> "Rule":
+    def _one_field(self) -> "Factor":
         if len(self.when) != 1:
-            # One field per rule keeps scores additive per answer, which is what makes the
-            # worst case over unknown answers (and so the decision) exact and monotone.
-            raise ValueError("a rule's condition ('when') names exactly one field")
-        if bool(self.points) == bool(self.blocks):
-            raise ValueError("a rule has exactly one effect: 'points' or 'blocks'")
-        if any(p == 0 for p in self.points.values()):
-            raise ValueError("points must be non-zero")
-        if "gpu" in self.blocks:
-            raise ValueError("'gpu' cannot be blocked: it is the fallback that runs everywhere")
-        if "tpu" in self.blocks and "gpu_then_tpu" not in self.blocks:
-            raise ValueError("blocking 'tpu' must also block 'gpu_then_tpu' (that path ends on a TPU)")
+            raise ValueError("a factor's condition ('when') names exactly one field")
+        (values,) = self.when.values()
+        if UNKNOWN in values:
+            raise ValueError("a factor explains a real answer, not 'unknown'")
         return self
 
     @property
-    def is_constraint(self) -> bool:
-        return bool(self.blocks)
+    def field(self) -> str:
+        return next(iter(self.when))
+
+
+class Blocker(_Entry):
+    """What stands between the team and a TPU: a gate, a far blocker, or a sized to-do."""
+
+    kind: Literal["gate", "far", "fixable"]
+    rank: int = Field(ge=0)
+    effort: Literal["none", "days", "weeks", "months", "until stable"]
+    text: str = Field(min_length=1, max_length=300)
+
+    _line = field_validator("text")(lambda cls, v: _one_line(v))
+
+    @model_validator(mode="after")
+    def _has_condition(self) -> "Blocker":
+        if not self.when:
+            raise ValueError("a blocker needs a condition ('when')")
+        if any(UNKNOWN in values for values in self.when.values()):
+            raise ValueError("a blocker cannot fire on 'unknown' (unknown answers are handled as pending)")
+        return self
+
+
+class Far(_Entry):
+    """Blockers (plus optional conditions) that together put a TPU out of reach for now."""
+
+    all: tuple[str, ...] = Field(min_length=1)
+    revisit: str = Field(min_length=1, max_length=240)
+
+    _line = field_validator("revisit")(lambda cls, v: _one_line(v))
 
 
 class Caveat(_Entry):
-    """A warning attached to a decided recommendation when its condition holds."""
+    """Advice attached to a decided recommendation when its condition holds."""
 
     text: str = Field(min_length=1, max_length=400)
-    recommended: tuple[Option, ...] = Field(min_length=1)
+    recommended: tuple[RecommendationKind, ...] = Field(min_length=1)
 
-    @field_validator("text")
-    @classmethod
-    def _one_line(cls, v: str) -> str:
-        if "\n" in v:
-            raise ValueError("caveat text must be one line")
-        return v.strip()
+    _line = field_validator("text")(lambda cls, v: _one_line(v))
+
+
+class DefaultReason(_Cited):
+    """Why GPU is the default, cited; shown when nothing else argues for a GPU verdict."""
+
+    explanation: str = Field(min_length=1, max_length=240)
 
 
 class DecisionParams(BaseModel):
-    """The decision's thresholds: data, so tuning them is a reviewed one-line change."""
+    """Fit thresholds: data, so tuning them is a reviewed one-line change."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: TPU must beat GPU by at least this many points, even in the worst case over the
-    #: unknown answers, to be recommended outright.
-    clear_margin: int = Field(ge=1)
-    confidence_base: float = Field(ge=0.0, le=1.0)
-    confidence_span: float = Field(ge=0.0, le=1.0)
-    #: Margin (points) at which about 63% of the span is reached.
-    confidence_scale: float = Field(gt=0.0)
-    unknown_penalty: float = Field(ge=0.0, le=0.2)
-    confidence_floor: float = Field(ge=0.0, le=1.0)
-    confidence_cap: float = Field(ge=0.0, le=1.0)
+    fit_high: int = Field(ge=1)
+    fit_medium: int = Field(ge=1)
 
     @model_validator(mode="after")
     def _ordered(self) -> "DecisionParams":
-        if not self.confidence_floor <= self.confidence_cap:
-            raise ValueError("confidence_floor must not exceed confidence_cap")
-        if self.confidence_base + self.confidence_span > 1.0:
-            raise ValueError("confidence_base + confidence_span must be at most 1")
+        if self.fit_medium > self.fit_high:
+            raise ValueError("fit_medium must not exceed fit_high")
         return self
+
+
+class TableRow(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fit: Literal["low", "medium", "high"]
+    verdicts: dict[Literal["ready", "pending", "fixable", "far"], RecommendationKind]
 
 
 class _RuleFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    rule: list[dict[str, Any]] = Field(default_factory=list)
+    factor: list[dict[str, Any]] = Field(default_factory=list)
+    blocker: list[dict[str, Any]] = Field(default_factory=list)
+    far: list[dict[str, Any]] = Field(default_factory=list)
     caveat: list[dict[str, Any]] = Field(default_factory=list)
     decision: dict[str, Any] | None = None
+    order: dict[str, list[str]] | None = None
+    priors: dict[str, dict[str, float]] | None = None
+    table: list[dict[str, Any]] | None = None
+    default_reason: dict[str, Any] | None = None
 
 
 class RuleSet(BaseModel):
-    """Every rule, caveat and the decision parameters, with where each came from."""
+    """The whole decision model, validated, with where each entry came from."""
 
     model_config = ConfigDict(frozen=True)
 
-    rules: tuple[Rule, ...]
+    factors: tuple[Factor, ...]
+    blockers: tuple[Blocker, ...]
+    fars: tuple[Far, ...]
     caveats: tuple[Caveat, ...]
     decision: DecisionParams
+    #: field -> its real values from best for a TPU to worst
+    order: dict[str, tuple[str, ...]]
+    #: field -> value -> prior weight (normalized, every real value present)
+    priors: dict[str, dict[str, float]]
+    #: (fit level, readiness) -> verdict
+    table: dict[tuple[str, str], str]
+    default_reason: DefaultReason
     #: chunk id -> citation label, for every chunk any entry cites.
     labels: dict[str, str]
     #: entry id -> file name, so errors and docs can point at the file.
@@ -208,14 +257,16 @@ class RuleSet(BaseModel):
     def label(self, chunk_id: str) -> str:
         return self.labels[chunk_id]
 
+    def factor_for(self, field: str, value: str) -> Factor | None:
+        for factor in self.factors:
+            if factor.field == field and value in factor.when[field]:
+                return factor
+        return None
+
 
 @lru_cache(maxsize=8)
 def chunk_catalog(sources_dir: Path = SOURCES_DIR) -> dict[str, Chunk]:
-    """The citable chunks of a sources directory, computed once per process.
-
-    ``indexer.corpus`` is the indexer's own read → clean → chunk pipeline without NumPy or
-    FAISS, so validating citations costs milliseconds and ``hwbot recommend`` stays fast.
-    """
+    """The citable chunks of a sources directory, computed once per process (no model, no FAISS)."""
     return catalog(Path(sources_dir))
 
 
@@ -226,7 +277,7 @@ def _first_error(exc: ValidationError) -> str:
     return f"{loc}: {msg}" if loc else msg
 
 
-def _check_citations(entry: _Entry, catalog: dict[str, Chunk], where: str) -> None:
+def _check_citations(entry: _Cited, catalog: dict[str, Chunk], where: str) -> None:
     terms = [t.lower() for t in entry.subject]
     for chunk_id in entry.citations:
         chunk = catalog.get(chunk_id)
@@ -240,14 +291,82 @@ def _check_citations(entry: _Entry, catalog: dict[str, Chunk], where: str) -> No
             )
 
 
+_KINDS: tuple[tuple[str, type[_Cited]], ...] = (("factor", Factor), ("blocker", Blocker), ("far", Far), ("caveat", Caveat))
+_SINGLETONS = ("decision", "order", "priors", "table", "default_reason")
+
+
+def _entries(parsed: _RuleFile, name: str, catalog: dict[str, Chunk], origin: dict[str, str]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {kind: [] for kind, _ in _KINDS}
+    for kind, model in _KINDS:
+        for i, data in enumerate(getattr(parsed, kind)):
+            rid = data.get("id") if isinstance(data.get("id"), str) else f"#{i + 1}"
+            where = f"{kind} {rid!r} in {name}"
+            try:
+                entry = model.model_validate(data)
+            except ValidationError as exc:
+                raise RuleError(f"{where}: {_first_error(exc)}") from None
+            if entry.id in origin:
+                raise RuleError(f"{where}: duplicate id (also in {origin[entry.id]})")
+            _check_citations(entry, catalog, where)
+            origin[entry.id] = name
+            out[kind].append(entry)
+    return out
+
+
+def _priors(raw: dict[str, dict[str, float]], order: dict[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
+    priors: dict[str, dict[str, float]] = {}
+    for field, values in order.items():
+        given = raw.get(field, {})
+        unknown = set(given) - set(values)
+        if unknown or any(w <= 0 for w in given.values()):
+            raise RuleError(f"[priors] {field}: weights must be positive and name only {', '.join(values)}")
+        weights = {v: float(given.get(v, 1.0)) for v in values}
+        total = sum(weights.values())
+        priors[field] = {v: w / total for v, w in weights.items()}
+    unknown_fields = set(raw) - set(order)
+    if unknown_fields:
+        raise RuleError(f"[priors]: unknown field(s) {', '.join(sorted(unknown_fields))}")
+    return priors
+
+
+def _assemble(found: dict[str, list[Any]], singles: dict[str, tuple[str, Any]], catalog: dict[str, Chunk],
+              origin: dict[str, str]) -> RuleSet:
+    for key in _SINGLETONS:
+        if key not in singles:
+            raise RuleError(f"rules: no [{key}] table in any rules file")
+    where = {k: f"[{k}] in {singles[k][0]}" for k in singles}
+    try:
+        decision = DecisionParams.model_validate(singles["decision"][1])
+        rows = [TableRow.model_validate(r) for r in singles["table"][1]]
+        default = DefaultReason.model_validate(singles["default_reason"][1])
+    except ValidationError as exc:
+        raise RuleError(f"decision model: {_first_error(exc)}") from None
+    _check_citations(default, catalog, where["default_reason"])
+    order = {f: tuple(v) for f, v in singles["order"][1].items()}
+    table = {(row.fit, r): v for row in rows for r, v in row.verdicts.items()}
+    if not found["factor"]:
+        raise RuleError("rules: no [[factor]] entries found")
+    cited = {c for kind in found.values() for e in kind for c in e.citations} | set(default.citations)
+    rules = RuleSet(
+        factors=tuple(found["factor"]), blockers=tuple(found["blocker"]), fars=tuple(found["far"]),
+        caveats=tuple(found["caveat"]), decision=decision, order=order,
+        priors=_priors(singles["priors"][1], order) if set(order) == set(FIELD_VALUES) else {},
+        table=table, default_reason=default,
+        labels={c: catalog[c].label for c in sorted(cited)}, origin=origin,
+    )
+    problem = check_model(rules)
+    if problem:
+        raise RuleError(f"decision model: {problem}")
+    return rules
+
+
 def parse_rule_files(files: dict[str, str], catalog: dict[str, Chunk]) -> RuleSet:
     """Validate rule files given as name -> TOML text against a chunk catalog.
 
     Separate from :func:`load_rules` so tests can feed broken files without touching disk.
     """
-    rules: list[Rule] = []
-    caveats: list[Caveat] = []
-    decision: DecisionParams | None = None
+    found: dict[str, list[Any]] = {kind: [] for kind, _ in _KINDS}
+    singles: dict[str, tuple[str, Any]] = {}
     origin: dict[str, str] = {}
     for name in sorted(files):
         try:
@@ -258,33 +377,16 @@ def parse_rule_files(files: dict[str, str], catalog: dict[str, Chunk]) -> RuleSe
             parsed = _RuleFile.model_validate(raw)
         except ValidationError as exc:
             raise RuleError(f"rules file {name}: {_first_error(exc)}") from None
-        for kind, model, bucket in (("rule", Rule, rules), ("caveat", Caveat, caveats)):
-            for i, data in enumerate(getattr(parsed, kind)):
-                rid = data.get("id") if isinstance(data.get("id"), str) else f"#{i + 1}"
-                where = f"{kind} {rid!r} in {name}"
-                try:
-                    entry = model.model_validate(data)
-                except ValidationError as exc:
-                    raise RuleError(f"{where}: {_first_error(exc)}") from None
-                if entry.id in origin:
-                    raise RuleError(f"{where}: duplicate id (also in {origin[entry.id]})")
-                _check_citations(entry, catalog, where)
-                origin[entry.id] = name
-                bucket.append(entry)  # type: ignore[arg-type]
-        if parsed.decision is not None:
-            if decision is not None:
-                raise RuleError(f"rules file {name}: a second [decision] table (only one is allowed)")
-            try:
-                decision = DecisionParams.model_validate(parsed.decision)
-            except ValidationError as exc:
-                raise RuleError(f"[decision] in {name}: {_first_error(exc)}") from None
-    if decision is None:
-        raise RuleError("rules: no [decision] table in any rules file")
-    if not rules:
-        raise RuleError("rules: no [[rule]] entries found")
-    cited = {c for entry in (*rules, *caveats) for c in entry.citations}
-    labels = {c: catalog[c].label for c in sorted(cited)}
-    return RuleSet(rules=tuple(rules), caveats=tuple(caveats), decision=decision, labels=labels, origin=origin)
+        for kind, entries in _entries(parsed, name, catalog, origin).items():
+            found[kind].extend(entries)
+        for key in _SINGLETONS:
+            value = getattr(parsed, key)
+            if value is None:
+                continue
+            if key in singles:
+                raise RuleError(f"rules file {name}: a second [{key}] table (only one is allowed)")
+            singles[key] = (name, value)
+    return _assemble(found, singles, catalog, origin)
 
 
 def load_rules(rules_dir: Path = RULES_DIR, sources_dir: Path = SOURCES_DIR) -> RuleSet:
@@ -309,4 +411,3 @@ def _load_rules_cached(rules_dir: Path, sources_dir: Path) -> RuleSet:
     except HwbotError as exc:
         raise RuleError(f"cannot read the notes to check rule citations: {exc.message}") from None
     return parse_rule_files(files, catalog)
-
