@@ -7,8 +7,8 @@ import re
 from bot.slack.blocks import ACTION_HELPFUL, ACTION_NOT_HELPFUL, FEEDBACK_BLOCK_ID
 from bot.slack.mrkdwn import escape
 from tests.harness.fake_slack import BOT_USER_ID
+from tests.harness.slack_app import RunningBot, block_texts, blocks_of
 from tests.harness.slack_requests import mention, message
-from tests.slack.conftest import RunningBot, block_texts, blocks_of
 
 LABEL = re.compile(r"\[file_gpu\d{3}:c\d{4}\] \S+\.md p\d+-\d+")
 QUESTION = "When is a TPU a better choice than a GPU?"

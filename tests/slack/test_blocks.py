@@ -13,8 +13,8 @@ from bot.slack.recommend_blocks import recommendation_message
 from knowledge.qa.models import Answer, Citation
 from knowledge.recommend.profile import FIELD_VALUES, parse_profile
 from knowledge.recommend.scoring import recommend
+from tests.harness.slack_app import block_texts
 from tests.harness.slack_requests import select_state
-from tests.slack.conftest import block_texts
 
 
 def _citation(n: int) -> Citation:

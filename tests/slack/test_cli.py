@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.harness.fake_slack import FakeSlackApi
+from tests.harness.slack_app import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, block_texts, blocks_of
 from tests.harness.slack_requests import SlackSender, mention
-from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, block_texts, blocks_of
 
 HWBOT = str(Path(sys.executable).parent / "hwbot")
 SECRETS = (BOT_TOKEN, SIGNING_SECRET, APP_TOKEN)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from tests.harness.slack_app import RunningBot, block_texts, blocks_of
 from tests.harness.slack_requests import message
-from tests.slack.conftest import RunningBot, block_texts, blocks_of
 
 
 def test_a_dm_is_answered_in_the_dm(bot: RunningBot) -> None:

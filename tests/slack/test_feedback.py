@@ -6,8 +6,8 @@ import re
 import sqlite3
 
 from bot.slack.blocks import ACTION_HELPFUL, ACTION_NOT_HELPFUL, FEEDBACK_BLOCK_ID
+from tests.harness.slack_app import RunningBot, block_texts, blocks_of
 from tests.harness.slack_requests import block_action, mention
-from tests.slack.conftest import RunningBot, block_texts, blocks_of
 
 QUESTION = "Why did GPUs become the default accelerator?"
 

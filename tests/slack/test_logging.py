@@ -9,8 +9,8 @@ import pytest
 
 from bot.slack.blocks import ACTION_HELPFUL, FEEDBACK_BLOCK_ID
 from bot.slack.logs import RedactingFilter, redact
+from tests.harness.slack_app import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, RunningBot, blocks_of
 from tests.harness.slack_requests import block_action, mention, message, select_state, view_submission
-from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, RunningBot, blocks_of
 
 SECRETS = (BOT_TOKEN, SIGNING_SECRET, APP_TOKEN)
 #: A distinctive word that appears only in what people typed.

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.slack.app import RATE_LIMIT_RETRIES
+from tests.harness.slack_app import RunningBot
 from tests.harness.slack_requests import mention
-from tests.slack.conftest import RunningBot
 
 
 def test_a_rate_limited_answer_is_retried_and_posted_once(bot: RunningBot) -> None:

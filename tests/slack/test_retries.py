@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.slack.dedupe import DedupeStore, event_keys
+from tests.harness.slack_app import GatedCore, RunningBot, wait_for_log
 from tests.harness.slack_requests import event_envelope, mention, message
-from tests.slack.conftest import GatedCore, RunningBot, wait_for_log
 
 QUESTION = "Where are TPUs strongest?"
 

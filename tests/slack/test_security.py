@@ -7,8 +7,8 @@ import re
 from bot.slack.blocks import answer_message, split_text, text_message
 from bot.slack.mrkdwn import escape, to_plain
 from knowledge.qa.models import Answer, Citation
+from tests.harness.slack_app import RunningBot, block_texts, blocks_of
 from tests.harness.slack_requests import mention, message
-from tests.slack.conftest import RunningBot, block_texts, blocks_of
 
 #: Anything that would notify people if Slack received it unescaped.
 PINGS = re.compile(r"<!(channel|here|everyone|subteam\^)|<@[UW]")

@@ -6,7 +6,7 @@ import pytest
 
 from bot.slack.settings import SLACK_API_URL, load_settings
 from common.errors import ConfigError
-from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET
+from tests.harness.slack_app import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET
 
 VARS = (
     "SLACK_BOT_TOKEN",

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from tests.harness.slack_app import RunningBot
 from tests.harness.slack_requests import event_envelope, mention
-from tests.slack.conftest import RunningBot
 
 
 def _body() -> str:

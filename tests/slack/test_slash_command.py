@@ -6,8 +6,8 @@ import pytest
 
 from bot.slack.commands import parse_command
 from knowledge.recommend.profile import FIELD_VALUES
+from tests.harness.slack_app import GatedCore, RunningBot, block_texts, blocks_of
 from tests.harness.slack_requests import message
-from tests.slack.conftest import GatedCore, RunningBot, block_texts, blocks_of
 
 
 def test_help_is_answered_inline_and_privately(bot: RunningBot) -> None:

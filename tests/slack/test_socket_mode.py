@@ -15,8 +15,8 @@ from bot.slack.run import start_socket_mode
 from bot.slack.services import SlackServices
 from bot.slack.settings import SlackSettings
 from tests.harness.fake_slack import TEAM_ID, FakeSlackApi
+from tests.harness.slack_app import APP_TOKEN, BOT_TOKEN, TrackingExecutor, block_texts, blocks_of
 from tests.harness.slack_requests import event_envelope, mention, select_state, view_submission
-from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, TrackingExecutor, block_texts, blocks_of
 
 
 class SocketBot:

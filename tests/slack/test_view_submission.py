@@ -8,8 +8,8 @@ from bot.slack.recommend_blocks import KIND_NAMES
 from knowledge.recommend.profile import FIELD_VALUES, parse_profile
 from knowledge.recommend.scoring import recommend
 from tests.harness.profiles import TPU_FRIENDLY
+from tests.harness.slack_app import RunningBot, block_texts, blocks_of
 from tests.harness.slack_requests import select_state, view_submission
-from tests.slack.conftest import RunningBot, block_texts, blocks_of
 
 
 def _recommendation_text(bot: RunningBot) -> tuple[dict, str]:
