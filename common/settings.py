@@ -11,10 +11,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["HwbotSettings", "default_index_dir", "default_state_dir", "default_feedback_db", "shipped_sources_dir"]
+from common.errors import ConfigError
+from common.validation import one_line_errors
+
+__all__ = [
+    "HwbotSettings",
+    "load_settings",
+    "default_index_dir",
+    "default_state_dir",
+    "default_feedback_db",
+    "shipped_sources_dir",
+]
 
 
 def _xdg(var: str, *fallback: str) -> Path:
@@ -57,3 +67,11 @@ class HwbotSettings(BaseSettings):
     max_batch_bytes: int = Field(default=10_000_000, ge=1000)
     max_docs_bytes: int = Field(default=5_000_000, ge=1000)
     max_profile_bytes: int = Field(default=64_000, ge=100)
+
+
+def load_settings() -> HwbotSettings:
+    """Read the environment once; a bad value (``HWBOT_MAX_DOCS_BYTES=lots``) is one ConfigError line."""
+    try:
+        return HwbotSettings()
+    except ValidationError as exc:
+        raise ConfigError(f"environment: {one_line_errors(exc)}", hint="fix or unset the HWBOT_* variable") from None

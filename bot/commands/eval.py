@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from common.errors import HwbotError
+from common.settings import HwbotSettings
 
 __all__ = ["run_eval", "format_table"]
 
@@ -20,12 +21,12 @@ def format_table(rows) -> str:
     return "\n".join(lines)
 
 
-def run_eval(*, as_json: bool, check: bool, calibrate: bool = False) -> None:
+def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: HwbotSettings | None = None) -> None:
     from bot.runtime import get_engine
     from knowledge.evaluation.evaluate import evaluate, load_dev_set, load_floors
     from knowledge.qa.curated import cites_map
 
-    engine = get_engine()
+    engine = get_engine(settings=settings)
     items = load_dev_set()
     floors = load_floors()
     expand = cites_map(engine.store)  # a curated FAQ chunk is relevant where the notes it cites are
