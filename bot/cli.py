@@ -11,10 +11,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from common.errors import EXIT_FAILURE, EXIT_USAGE, HwbotError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from common.settings import HwbotSettings
 
 __all__ = ["main", "cli"]
 
@@ -23,11 +27,16 @@ _PATH = click.Path(path_type=Path)
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="hwbot", prog_name="hwbot")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """hwbot: cited GPU-vs-TPU answers and recommendations, offline.
 
     Answers come from the knowledge notes, and every sentence cites its chunk.
     """
+    # The environment is read once, here; every command gets this object passed down.
+    from common.settings import load_settings
+
+    ctx.obj = load_settings()
 
 
 @cli.command()
@@ -35,22 +44,24 @@ def cli() -> None:
 @click.option("--index-dir", type=_PATH, default=None, help="Where the index lives (default: $HWBOT_INDEX_DIR).")
 @click.option("--rebuild", is_flag=True, help="Re-embed everything instead of reusing stored vectors.")
 @click.option("--quiet-if-fresh", is_flag=True, hidden=True, help="Print nothing when the index is already fresh.")
-def index(sources: Path | None, index_dir: Path | None, rebuild: bool, quiet_if_fresh: bool) -> None:
+@click.pass_obj
+def index(settings: HwbotSettings, sources: Path | None, index_dir: Path | None, rebuild: bool, quiet_if_fresh: bool) -> None:
     """Build or incrementally update the index, with a progress bar."""
     from bot.commands.index import run_index
 
-    run_index(sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh)
+    run_index(sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh, settings=settings)
 
 
 @cli.command()
 @click.argument("question", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as one JSON object.")
 @click.option("--batch", type=_PATH, default=None, help="A file with one question per line (use with --json).")
-def ask(question: str | None, as_json: bool, batch: Path | None) -> None:
+@click.pass_obj
+def ask(settings: HwbotSettings, question: str | None, as_json: bool, batch: Path | None) -> None:
     """Answer QUESTION from the notes, with citations."""
     from bot.commands.ask import run_ask
 
-    run_ask(question, as_json=as_json, batch=batch)
+    run_ask(question, as_json=as_json, batch=batch, settings=settings)
 
 
 @cli.command()
@@ -64,22 +75,24 @@ def recommend(profile: Path | None, as_json: bool) -> None:
 
 
 @cli.command()
-def repl() -> None:
+@click.pass_obj
+def repl(settings: HwbotSettings) -> None:
     """The chat loop: ask questions; /recommend, /sources, /help, /quit."""
     from bot.repl import run_repl
 
-    run_repl()
+    run_repl(settings)
 
 
 @cli.command()
 @click.argument("file", type=_PATH)
 @click.option("--out", type=_PATH, default=None, help="Write a markdown FAQ page here.")
 @click.option("--json", "as_json", is_flag=True, help="Write one JSON object per question to stdout.")
-def faq(file: Path, out: Path | None, as_json: bool) -> None:
+@click.pass_obj
+def faq(settings: HwbotSettings, file: Path, out: Path | None, as_json: bool) -> None:
     """Answer every question found in a docs FILE."""
     from bot.commands.faq import run_faq
 
-    run_faq(file, out=out, as_json=as_json)
+    run_faq(file, out=out, as_json=as_json, settings=settings)
 
 
 @cli.command()
@@ -108,11 +121,12 @@ def feedback(since: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print metrics as JSON.")
 @click.option("--check", is_flag=True, help="Exit 1 if hybrid misses its floors.")
 @click.option("--calibrate", is_flag=True, help="Grid-search the abstention thresholds and print them.")
-def eval_(as_json: bool, check: bool, calibrate: bool) -> None:
+@click.pass_obj
+def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool) -> None:
     """Measure retrieval and abstention on the labelled dev set."""
     from bot.commands.eval import run_eval
 
-    run_eval(as_json=as_json, check=check, calibrate=calibrate)
+    run_eval(as_json=as_json, check=check, calibrate=calibrate, settings=settings)
 
 
 def _command_name(argv: list[str]) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from common.errors import HwbotError
+from common.settings import HwbotSettings
 
 __all__ = ["run_repl", "Repl", "HELP"]
 
@@ -26,10 +27,8 @@ Commands:
   /quit        exit (Ctrl-D works too)"""
 
 
-def _history_path() -> Path:
-    from common.settings import HwbotSettings
-
-    return HwbotSettings().state_dir / "repl_history"
+def _history_path(settings: HwbotSettings) -> Path:
+    return settings.state_dir / "repl_history"
 
 
 class Repl:
@@ -139,8 +138,10 @@ def _piped_reader() -> Iterator[str]:
         yield raw.decode("utf-8", errors="replace")
 
 
-def run_repl() -> None:
+def run_repl(settings: HwbotSettings | None = None) -> None:
     from bot.runtime import get_engine
+
+    settings = settings or HwbotSettings()
 
     console = Console(stderr=False)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -148,7 +149,7 @@ def run_repl() -> None:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
 
-        hist_path = _history_path()
+        hist_path = _history_path(settings)
         try:
             hist_path.parent.mkdir(parents=True, exist_ok=True)
             history: FileHistory | InMemoryHistory = FileHistory(str(hist_path))
@@ -164,7 +165,7 @@ def run_repl() -> None:
 
         console.print("hwbot: cited GPU vs TPU answers. Type /help for commands, /quit to exit.", markup=False)
         with console.status("Loading the model and the index…"):
-            engine = get_engine()
+            engine = get_engine(settings=settings)
         repl = Repl(read_line, console, lambda: engine)
     else:
         lines = _piped_reader()
@@ -172,5 +173,5 @@ def run_repl() -> None:
         def read_line(prompt: str) -> str | None:
             return next(lines, None)
 
-        repl = Repl(read_line, console, get_engine, intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False)
+        repl = Repl(read_line, console, lambda: get_engine(settings=settings), intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False)
     repl.loop()

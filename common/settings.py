@@ -12,10 +12,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["HwbotSettings", "default_index_dir", "default_model_cache_dir", "default_state_dir", "default_feedback_db", "shipped_sources_dir"]
+from common.errors import ConfigError
+from common.validation import one_line_errors
+
+__all__ = [
+    "HwbotSettings",
+    "load_settings",
+    "default_index_dir",
+    "default_model_cache_dir",
+    "default_state_dir",
+    "default_feedback_db",
+    "shipped_sources_dir",
+]
 
 
 def _xdg(var: str, *fallback: str) -> Path:
@@ -78,3 +89,11 @@ class HwbotSettings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value.strip() if isinstance(value, str) else value
+
+
+def load_settings() -> HwbotSettings:
+    """Read the environment once; a bad value (``HWBOT_MAX_DOCS_BYTES=lots``) is one ConfigError line."""
+    try:
+        return HwbotSettings()
+    except ValidationError as exc:
+        raise ConfigError(f"environment: {one_line_errors(exc)}", hint="fix or unset the HWBOT_* variable") from None

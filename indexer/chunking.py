@@ -113,6 +113,92 @@ def _main_path(group: list[_Unit]) -> tuple[str, ...]:
     return max(totals, key=lambda p: totals[p])
 
 
+def _words(units: list[_Unit]) -> int:
+    return sum(u.words for u in units)
+
+
+def _words_to_section_end(units: list[_Unit]) -> list[int]:
+    """Words from each unit to the end of its section.
+
+    Lets a boundary decision see whether the next section would fit into the current
+    chunk at all.
+    """
+    remaining = [0] * len(units)
+    for i in range(len(units) - 1, -1, -1):
+        tail = remaining[i + 1] if i + 1 < len(units) and not units[i + 1].section_start else 0
+        remaining[i] = units[i].words + tail
+    return remaining
+
+
+def _closes_at_boundary(current: list[_Unit], unit: _Unit, remaining: int, params: ChunkParams, faq: bool) -> bool:
+    """Whether a section or page boundary before ``unit`` closes the ``current`` chunk."""
+    if faq and unit.section_start:
+        return True  # one curated question and its answer per chunk
+    size = _words(current)
+    new_page = unit.page != current[-1].page
+    # Pages are what citations point at, so a page break closes any but a tiny chunk.
+    return size >= params.min_words or (
+        size >= params.min_words // 2 and (new_page or size + remaining > params.max_words)
+    )
+
+
+def _overlap(current: list[_Unit], unit: _Unit, params: ChunkParams) -> list[_Unit]:
+    """The last sentences carried into the next chunk after a cut inside a section."""
+    if not params.overlap_sentences:
+        return []
+    overlap = current[-params.overlap_sentences :]
+    while overlap and _words(overlap) + unit.words > params.max_words:
+        overlap = overlap[1:]
+    return list(overlap)
+
+
+def _group_units(units: list[_Unit], params: ChunkParams, faq: bool) -> list[list[_Unit]]:
+    """Pack the sentences into groups, one per chunk, in order."""
+    remaining = _words_to_section_end(units)
+    groups: list[list[_Unit]] = []
+    current: list[_Unit] = []
+    for i, unit in enumerate(units):
+        if current:
+            at_boundary = unit.section_start or unit.page != current[-1].page
+            if at_boundary and _closes_at_boundary(current, unit, remaining[i], params, faq):
+                groups.append(current)
+                current = []
+            elif _words(current) + unit.words > params.max_words:
+                groups.append(current)
+                current = [] if at_boundary else _overlap(current, unit, params)
+        current.append(unit)
+    if current:
+        # A short tail is merged back rather than left as a thin chunk of its own.
+        if (
+            not faq
+            and groups
+            and _words(current) < params.min_words // 3
+            and _words(groups[-1]) + _words(current) <= params.max_words * 1.25
+        ):
+            groups[-1].extend(u for u in current if u not in groups[-1])
+        else:
+            groups.append(current)
+    return groups
+
+
+def _make_chunk(source: Source, n: int, group: list[_Unit], section_cites: dict[int, list[str]]) -> Chunk:
+    sentences = [u.text for u in group]
+    return Chunk(
+        chunk_id=f"{source.id}:c{n:04d}",
+        source_id=source.id,
+        file=source.file,
+        title=source.title,
+        url=source.url,
+        source_type=source.type,
+        page_first=min(u.page for u in group),
+        page_last=max(u.page for u in group),
+        heading_path=list(_main_path(group)),
+        text=" ".join(sentences),
+        sentences=sentences,
+        cites=[c for sec in sorted({u.section for u in group}) for c in section_cites.get(sec, [])],
+    )
+
+
 def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chunk]:
     """Pack sentences into chunks.
 
@@ -122,68 +208,6 @@ def chunk_source(source: Source, params: ChunkParams | None = None) -> list[Chun
     its context.
     """
     params = params or ChunkParams()
-    groups: list[list[_Unit]] = []
-    current: list[_Unit] = []
-
-    def words(units: list[_Unit]) -> int:
-        return sum(u.words for u in units)
-
     units, section_cites = _units(source)
-    # Words from each unit to the end of its section: lets a boundary decision see
-    # whether the next section would fit into the current chunk at all.
-    remaining = [0] * len(units)
-    for i in range(len(units) - 1, -1, -1):
-        tail = remaining[i + 1] if i + 1 < len(units) and not units[i + 1].section_start else 0
-        remaining[i] = units[i].words + tail
-
-    for i, unit in enumerate(units):
-        if current:
-            new_page = unit.page != current[-1].page
-            at_boundary = unit.section_start or new_page
-            size = words(current)
-            # Pages are what citations point at, so a page break closes any but a tiny chunk.
-            closes = size >= params.min_words or (
-                size >= params.min_words // 2 and (new_page or size + remaining[i] > params.max_words)
-            )
-            if source.type == "faq" and unit.section_start:
-                closes = True  # one curated question and its answer per chunk
-            if at_boundary and closes:
-                groups.append(current)
-                current = []
-            elif words(current) + unit.words > params.max_words:
-                groups.append(current)
-                overlap: list[_Unit] = []
-                if not at_boundary and params.overlap_sentences:
-                    overlap = current[-params.overlap_sentences :]
-                    while overlap and words(overlap) + unit.words > params.max_words:
-                        overlap = overlap[1:]
-                current = list(overlap)
-        current.append(unit)
-    if current:
-        # A short tail is merged back rather than left as a thin chunk of its own.
-        if source.type != "faq" and groups and words(current) < params.min_words // 3 and words(groups[-1]) + words(current) <= params.max_words * 1.25:
-            leftover = [u for u in current if u not in groups[-1]]
-            groups[-1].extend(leftover)
-        else:
-            groups.append(current)
-
-    chunks = []
-    for n, group in enumerate(groups):
-        sentences = [u.text for u in group]
-        chunks.append(
-            Chunk(
-                chunk_id=f"{source.id}:c{n:04d}",
-                source_id=source.id,
-                file=source.file,
-                title=source.title,
-                url=source.url,
-                source_type=source.type,
-                page_first=min(u.page for u in group),
-                page_last=max(u.page for u in group),
-                heading_path=list(_main_path(group)),
-                text=" ".join(sentences),
-                sentences=sentences,
-                cites=[c for sec in sorted({u.section for u in group}) for c in section_cites.get(sec, [])],
-            )
-        )
-    return chunks
+    groups = _group_units(units, params, faq=source.type == "faq")
+    return [_make_chunk(source, n, group, section_cites) for n, group in enumerate(groups)]

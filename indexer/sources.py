@@ -21,19 +21,14 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from common.errors import SourceError
+from common.textio import decode_text, read_capped_bytes
+from indexer.markdown import FRONT_MATTER, markdown_blocks
 
 __all__ = ["Block", "Page", "Source", "read_source", "read_sources", "SOURCE_SUFFIXES", "MAX_SOURCE_BYTES"]
 
 SOURCE_SUFFIXES = (".md", ".markdown", ".txt")
 MAX_SOURCE_BYTES = 5_000_000
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,63}$")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
-_PAGE_MARK = re.compile(r"^\s*<!--\s*page\s+(\d+)\s*-->\s*$", re.I)
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-#: ``<!-- cites: file_gpu001:c0002, file_gpu002:c0001 -->``: the chunks a curated answer rests on.
-_CITES = re.compile(r"^\s*<!--\s*cites?:\s*(.*?)\s*-->\s*$", re.I)
 
 
 class Block(BaseModel):
@@ -74,21 +69,8 @@ class Source(BaseModel):
     pages: list[Page]
 
 
-def _decode(path: Path, raw: bytes) -> str:
-    if not raw.strip():
-        raise SourceError(f"{path.name}: source is empty")
-    if len(raw) > MAX_SOURCE_BYTES:
-        raise SourceError(f"{path.name}: source is too large ({len(raw)} bytes, limit {MAX_SOURCE_BYTES})")
-    if b"\x00" in raw:
-        raise SourceError(f"{path.name}: source looks binary (NUL byte), expected UTF-8 text")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SourceError(f"{path.name}: source is not UTF-8 (bad byte at offset {exc.start})") from None
-
-
 def _front_matter(path: Path, text: str, *, required: bool) -> tuple[FrontMatter | None, str]:
-    match = _FRONT_MATTER.match(text)
+    match = FRONT_MATTER.match(text)
     if not match:
         if required:
             raise SourceError(f"{path.name}: missing front matter with an 'id' (start the file with '---')")
@@ -113,54 +95,19 @@ def _front_matter(path: Path, text: str, *, required: bool) -> tuple[FrontMatter
 
 
 def _markdown_pages(body: str) -> list[Page]:
-    """Split on page markers, then into heading / paragraph / list-item blocks."""
+    """Split on page markers, then into heading / paragraph / list-item / cites blocks."""
     pages: list[Page] = [Page(number=1)]
-    para: list[str] = []
-    in_fence = False
-
-    def flush() -> None:
-        if para:
-            text = " ".join(s.strip() for s in para).strip()
-            if text:
-                pages[-1].blocks.append(Block(kind="paragraph", text=text))
-            para.clear()
-
-    for line in body.splitlines():
-        mark = _PAGE_MARK.match(line)
-        if mark:
-            flush()
-            number = int(mark.group(1))
-            if pages[-1].blocks or number != pages[-1].number:
+    for block in markdown_blocks(body):
+        if block.kind == "page":
+            if pages[-1].blocks or block.level != pages[-1].number:
                 if not pages[-1].blocks:
                     pages.pop()
-                pages.append(Page(number=number))
-            continue
-        if line.strip().startswith("```"):
-            flush()
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue  # code is not prose: it is neither indexed nor quoted
-        cites = _CITES.match(line)
-        if cites:
-            flush()
-            ids = " ".join(x for x in re.split(r"[,\s]+", cites.group(1)) if x)
-            pages[-1].blocks.append(Block(kind="cites", text=ids))
-            continue
-        line = _HTML_COMMENT.sub("", line)
-        heading = _HEADING.match(line)
-        item = _LIST_ITEM.match(line)
-        if heading:
-            flush()
-            pages[-1].blocks.append(Block(kind="heading", text=heading.group(2), level=len(heading.group(1))))
-        elif item:
-            flush()
-            pages[-1].blocks.append(Block(kind="item", text=item.group(1).strip()))
-        elif not line.strip():
-            flush()
-        else:
-            para.append(line)
-    flush()
+                pages.append(Page(number=block.level))
+        elif block.kind == "heading":
+            if block.text:
+                pages[-1].blocks.append(Block(kind="heading", text=block.text, level=block.level))
+        elif block.text:
+            pages[-1].blocks.append(Block(kind=block.kind, text=block.text))
     return [p for p in pages if p.blocks]
 
 
@@ -184,11 +131,11 @@ def _derived_id(path: Path) -> str:
 
 def read_source(path: Path) -> Source:
     """Parse one file into a :class:`Source`, or raise :class:`SourceError` naming it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(f"{path.name}: cannot read source ({exc.strerror})") from None
-    text = _decode(path, raw).replace("\r\n", "\n")
+    expected = "a UTF-8 markdown or text source"
+    raw = read_capped_bytes(path, expected=expected, max_bytes=MAX_SOURCE_BYTES, error=SourceError)
+    if not raw.strip():
+        raise SourceError(f"{path}: source is empty")
+    text = decode_text(path, raw, expected=expected, error=SourceError)
     is_markdown = path.suffix.lower() in (".md", ".markdown")
     meta, body = _front_matter(path, text, required=is_markdown)
     if meta is None:

@@ -18,9 +18,12 @@ index or the new one, never half of each.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import secrets
 import shutil
+import struct
 import time
 from pathlib import Path
 
@@ -46,7 +49,10 @@ __all__ = [
     "REBUILD_HINT",
 ]
 
-FORMAT_VERSION = 2
+#: 3: the manifest records the sources dir and a sha256 per file.
+FORMAT_VERSION = 3
+#: numpy headers are padded to 64 bytes and far smaller than this in practice.
+_NPY_HEADER_MAX = 4096
 REBUILD_HINT = "run 'hwbot index --rebuild'"
 _FILES = (
     "manifest.json",
@@ -102,7 +108,13 @@ class Manifest(BaseModel):
     n_chunks: int
     n_sentences: int
     n_headings: int = 0
+    #: file name -> size in bytes, checked before a file is read
     files: dict[str, int] = Field(default_factory=dict)
+    #: file name -> sha256, checked while it is read (catches same-size tampering)
+    sha256: dict[str, str] = Field(default_factory=dict)
+    #: the directory the sources were read from (absolute): later commands judge
+    #: staleness against it, so ``hwbot index --sources DIR`` is not undone by ``ask``
+    sources_dir: str = ""
     probe: list[float]
     #: None for an index built before the query path moved to ONNX
     encoder: QueryEncoderInfo | None = None
@@ -213,62 +225,135 @@ def read_manifest(gen: Path) -> Manifest:
     return manifest
 
 
-def _load_array(path: Path, rows: int, dim: int) -> np.ndarray:
+def _recorded(path: Path, manifest: Manifest) -> tuple[int, str]:
+    """The size and sha256 the manifest recorded for a file, checked against its size on disk."""
+    size, sha = manifest.files.get(path.name), manifest.sha256.get(path.name)
+    if size is None or sha is None:
+        raise IndexCorruptError(f"{path.parent / 'manifest.json'} does not record {path.name}", hint=REBUILD_HINT)
     try:
-        arr = np.load(path, allow_pickle=False)
+        actual = path.stat().st_size
     except FileNotFoundError:
         raise IndexCorruptError(f"{path} is missing", hint=REBUILD_HINT) from None
-    except (ValueError, OSError, EOFError):
+    except OSError as exc:
+        raise IndexCorruptError(f"{path} is unreadable ({exc.strerror or exc})", hint=REBUILD_HINT) from None
+    if actual != size:
+        raise IndexCorruptError(f"{path} is truncated or altered (size differs)", hint=REBUILD_HINT)
+    return size, sha
+
+
+def _altered(path: Path) -> IndexCorruptError:
+    return IndexCorruptError(f"{path} was altered (sha256 differs from the manifest)", hint=REBUILD_HINT)
+
+
+def _verified_bytes(path: Path, manifest: Manifest) -> bytearray:
+    """The whole file, read once, after its size and sha256 match what the manifest recorded.
+
+    The size is checked before reading, so a swapped-in huge file is never read; the hash
+    catches same-size tampering (a chunk's text swapped, vector bytes flipped).
+    """
+    size, sha = _recorded(path, manifest)
+    buf = bytearray(size)
+    try:
+        with open(path, "rb") as fh:
+            got = fh.readinto(buf)
+    except OSError as exc:
+        raise IndexCorruptError(f"{path} is unreadable ({exc.strerror or exc})", hint=REBUILD_HINT) from None
+    if got != size or hashlib.sha256(buf).hexdigest() != sha:
+        raise _altered(path)
+    return buf
+
+
+def _parse_array(path: Path, buf: bytearray, rows: int, dim: int) -> np.ndarray:
+    """A float32 (rows, dim) array viewed in place over the verified bytes (no second copy)."""
+    try:
+        head = io.BytesIO(bytes(buf[:_NPY_HEADER_MAX]))
+        version = np.lib.format.read_magic(head)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(head)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(head)
+    except (ValueError, OSError, EOFError, SyntaxError):
         raise IndexCorruptError(f"{path} is corrupt", hint=REBUILD_HINT) from None
-    if arr.dtype != np.float32 or arr.shape != (rows, dim):
-        raise IndexCorruptError(f"{path} has shape {arr.shape}, expected ({rows}, {dim})", hint=REBUILD_HINT)
-    return arr
+    if dtype != np.dtype("<f4") or fortran or tuple(shape) != (rows, dim):
+        raise IndexCorruptError(f"{path} has shape {tuple(shape)}, expected ({rows}, {dim})", hint=REBUILD_HINT)
+    offset = head.tell()
+    if len(buf) != offset + rows * dim * 4:
+        raise IndexCorruptError(f"{path} has {len(buf) - offset} data bytes, expected {rows * dim * 4}", hint=REBUILD_HINT)
+    return np.frombuffer(buf, dtype=np.float32, count=rows * dim, offset=offset).reshape(rows, dim)
+
+
+def _parse_chunks(path: Path, buf: bytearray, expected: int) -> list[StoredChunk]:
+    try:
+        chunks = [StoredChunk.model_validate_json(line) for line in buf.splitlines() if line.strip()]
+    except (ValidationError, ValueError, UnicodeDecodeError):
+        raise IndexCorruptError(f"{path} is corrupt", hint=REBUILD_HINT) from None
+    if len(chunks) != expected:
+        raise IndexCorruptError(f"{path} has {len(chunks)} chunks, manifest says {expected}", hint=REBUILD_HINT)
+    return chunks
+
+
+def _read_faiss(path: Path, manifest: Manifest) -> faiss.Index:
+    """Check the header's dimension and count, and the file's size, before FAISS sees a byte.
+
+    FAISS trusts its header: a corrupted count makes it allocate (and spend tens of
+    seconds on) gigabytes before failing. Every index type hwbot writes starts with a
+    4-byte tag, then the dimension (int32) and the vector count (int64), and stores the
+    vectors themselves, so the file is at least ``ntotal * dim * 4`` bytes.
+    """
+    n, dim = manifest.n_chunks, manifest.model.dim
+    size, sha = _recorded(path, manifest)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise IndexCorruptError(f"{path} is unreadable ({exc.strerror or exc})", hint=REBUILD_HINT) from None
+    if len(head) < 16 or size < 16 + n * dim * 4:
+        raise IndexCorruptError(f"{path} is too small for {n} vectors of dimension {dim}", hint=REBUILD_HINT)
+    d, ntotal = struct.unpack("<iq", head[4:16])
+    if (d, ntotal) != (dim, n):
+        raise IndexCorruptError(f"{path} header says {ntotal} vectors of dimension {d}, manifest {n} of {dim}", hint=REBUILD_HINT)
+    # FAISS reads the file itself, so it is hashed in steps (the page cache serves the re-read).
+    if _file_sha256(path) != sha:
+        raise _altered(path)
+    try:
+        index = faiss.read_index(str(path))
+    except RuntimeError:
+        raise IndexCorruptError(f"{path} is corrupt", hint=REBUILD_HINT) from None
+    if index.ntotal != n or index.d != dim:
+        raise IndexCorruptError(f"{path} does not match the manifest", hint=REBUILD_HINT)
+    return index
 
 
 def load_store(index_dir: Path) -> Store:
-    """Load the live generation, or raise a one-line error saying how to rebuild."""
+    """Load the live generation, or raise a one-line error saying how to rebuild.
+
+    Every file's size is checked before it is read and its sha256 once while it is
+    read; the parsed shapes must then agree with the manifest.
+    """
     gen = current_generation(index_dir)
     if gen is None:
         raise IndexMissingError(f"no index in {index_dir}", hint="run 'hwbot index'")
     if not gen.is_dir():
         raise IndexCorruptError(f"{gen} is missing", hint=REBUILD_HINT)
     manifest = read_manifest(gen)
-    for name, size in manifest.files.items():
-        f = gen / name
-        if not f.exists():
-            raise IndexCorruptError(f"{f} is missing", hint=REBUILD_HINT)
-        if f.stat().st_size != size:
-            raise IndexCorruptError(f"{f} is truncated or altered (size differs)", hint=REBUILD_HINT)
-    chunks: list[StoredChunk] = []
-    try:
-        with open(gen / "chunks.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    chunks.append(StoredChunk.model_validate_json(line))
-    except FileNotFoundError:
-        raise IndexCorruptError(f"{gen / 'chunks.jsonl'} is missing", hint=REBUILD_HINT) from None
-    except (ValidationError, ValueError, UnicodeDecodeError):
-        raise IndexCorruptError(f"{gen / 'chunks.jsonl'} is corrupt", hint=REBUILD_HINT) from None
     dim = manifest.model.dim
-    if len(chunks) != manifest.n_chunks:
-        raise IndexCorruptError(f"{gen / 'chunks.jsonl'} has {len(chunks)} chunks, manifest says {manifest.n_chunks}", hint=REBUILD_HINT)
-    chunk_vectors = _load_array(gen / "chunk_vectors.npy", manifest.n_chunks, dim)
-    sentence_vectors = _load_array(gen / "sentence_vectors.npy", manifest.n_sentences, dim)
-    heading_vectors = _load_array(gen / "heading_vectors.npy", manifest.n_headings, dim)
-    try:
-        index = faiss.read_index(str(gen / "index.faiss"))
-    except RuntimeError:
-        raise IndexCorruptError(f"{gen / 'index.faiss'} is corrupt", hint=REBUILD_HINT) from None
-    if index.ntotal != manifest.n_chunks or index.d != dim:
-        raise IndexCorruptError(f"{gen / 'index.faiss'} does not match the manifest", hint=REBUILD_HINT)
+    chunks = _parse_chunks(gen / "chunks.jsonl", _verified_bytes(gen / "chunks.jsonl", manifest), manifest.n_chunks)
+    arrays = {
+        name: _parse_array(gen / name, _verified_bytes(gen / name, manifest), rows, dim)
+        for name, rows in (
+            ("chunk_vectors.npy", manifest.n_chunks),
+            ("sentence_vectors.npy", manifest.n_sentences),
+            ("heading_vectors.npy", manifest.n_headings),
+        )
+    }
     return Store(
         path=gen,
         manifest=manifest,
         chunks=chunks,
-        chunk_vectors=chunk_vectors,
-        sentence_vectors=sentence_vectors,
-        heading_vectors=heading_vectors,
-        index=index,
+        chunk_vectors=arrays["chunk_vectors.npy"],
+        sentence_vectors=arrays["sentence_vectors.npy"],
+        heading_vectors=arrays["heading_vectors.npy"],
+        index=_read_faiss(gen / "index.faiss", manifest),
     )
 
 
@@ -296,8 +381,9 @@ def write_generation(
         np.save(tmp / "sentence_vectors.npy", np.ascontiguousarray(sentence_vectors, dtype=np.float32), allow_pickle=False)
         np.save(tmp / "heading_vectors.npy", np.ascontiguousarray(heading_vectors, dtype=np.float32), allow_pickle=False)
         faiss.write_index(index, str(tmp / "index.faiss"))
-        files = {f: (tmp / f).stat().st_size for f in _FILES if f != "manifest.json"}
-        manifest = manifest.model_copy(update={"files": files})
+        payload = [f for f in _FILES if f != "manifest.json"]
+        files = {f: (tmp / f).stat().st_size for f in payload}
+        manifest = manifest.model_copy(update={"files": files, "sha256": {f: _file_sha256(tmp / f) for f in payload}})
         (tmp / "manifest.json").write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
         for f in _FILES:
             with open(tmp / f, "rb") as fh:
@@ -312,6 +398,14 @@ def write_generation(
         raise
     _prune(index_dir, live=name, keep=keep)
     return gen
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _prune(index_dir: Path, *, live: str, keep: int) -> None:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from common.errors import InputError, UsageError
+from common.settings import HwbotSettings
 from common.textio import read_text_file
 
 __all__ = ["run_ask", "read_batch", "MAX_BATCH_BYTES"]
@@ -18,19 +19,19 @@ __all__ = ["run_ask", "read_batch", "MAX_BATCH_BYTES"]
 MAX_BATCH_BYTES = 10_000_000
 
 
-def read_batch(path: Path) -> list[str]:
+def read_batch(path: Path, max_bytes: int = MAX_BATCH_BYTES) -> list[str]:
     """Questions from a file, one per non-blank line, in order."""
-    text = read_text_file(path, expected="a UTF-8 text file of questions", max_bytes=MAX_BATCH_BYTES)
+    text = read_text_file(path, expected="a UTF-8 text file of questions", max_bytes=max_bytes)
     questions = [line.strip() for line in text.splitlines() if line.strip()]
     if not questions:
         raise InputError(f"{path}: no questions (the file is empty)")
     return questions
 
 
-def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
+def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings: HwbotSettings | None = None) -> None:
     from bot.runtime import prefetch_encoder
 
-    prefetch_encoder()  # the ONNX session loads in the background while the rest imports
+    prefetch_encoder(settings=settings)  # the ONNX session loads in the background while the rest imports
     from knowledge.qa.hygiene import clean_question
 
     if batch is not None and question:
@@ -42,7 +43,7 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
         from bot.render import render_answer_text
         from bot.runtime import get_engine
 
-        answer = get_engine().ask(question)
+        answer = get_engine(settings=settings).ask(question)
         if as_json:
             print(json.dumps(answer.to_contract(), ensure_ascii=False))
         else:
@@ -50,11 +51,11 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None) -> None:
         return
     if not as_json:
         raise UsageError("--batch writes JSON lines: add --json")
-    questions = read_batch(batch)
+    questions = read_batch(batch, settings.max_batch_bytes if settings else MAX_BATCH_BYTES)
     from bot.runtime import get_engine
     from knowledge.qa.abstain import declined_answer
 
-    engine = get_engine()
+    engine = get_engine(settings=settings)
     out = sys.stdout
     for result in engine.ask_many(questions):  # questions are encoded in batches, answers still stream
         # None: a line of only control characters, declined and kept in place

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from common.errors import HwbotError
+from common.settings import HwbotSettings
 
 __all__ = ["run_eval", "format_table"]
 
@@ -22,13 +23,13 @@ def format_table(rows) -> str:
     return "\n".join(lines)
 
 
-def run_eval(*, as_json: bool, check: bool, calibrate: bool = False) -> None:
+def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: HwbotSettings | None = None) -> None:
     from bot.runtime import get_engine
     from indexer.query_encoder import PrecomputedQueries
     from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
     from knowledge.qa.hygiene import clean_question
 
-    engine = get_engine()
+    engine = get_engine(settings=settings)
     items = load_dev_set()
     tune, _ = split(items)
     # The harness asks each question once per mode; encode them all up front, in batches.

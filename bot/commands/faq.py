@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bot.faq.extract import FoundQuestion, extract_questions, read_docs
 from common.errors import HwbotError, InputError, UsageError
+from common.settings import HwbotSettings
 
 __all__ = ["run_faq", "collect_questions", "PROGRESS_MIN_QUESTIONS"]
 
@@ -40,9 +41,9 @@ __all__ = ["run_faq", "collect_questions", "PROGRESS_MIN_QUESTIONS"]
 PROGRESS_MIN_QUESTIONS = 5
 
 
-def collect_questions(file: Path) -> tuple[list[FoundQuestion], int]:
+def collect_questions(file: Path, max_bytes: int | None = None) -> tuple[list[FoundQuestion], int]:
     """The distinct questions of a docs file (and the repeats skipped), or an InputError."""
-    questions, repeats = extract_questions(read_docs(file))
+    questions, repeats = extract_questions(read_docs(file, max_bytes))
     if not questions:
         raise InputError(
             f"{file}: no questions found (looked for headings, list items and lines ending in '?', outside code)"
@@ -74,14 +75,14 @@ def _write_atomically(out: Path, text: str) -> None:
         raise HwbotError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def _answer_all(questions: list[FoundQuestion], *, as_json: bool):
+def _answer_all(questions: list[FoundQuestion], *, as_json: bool, settings: HwbotSettings | None = None):
     from tqdm import tqdm
 
     from bot.faq.render import FaqEntry
     from bot.runtime import get_engine
     from knowledge.qa.abstain import declined_answer
 
-    engine = get_engine()
+    engine = get_engine(settings=settings)
     show = sys.stderr.isatty() and len(questions) >= PROGRESS_MIN_QUESTIONS
     entries: list[FaqEntry] = []
     answers = engine.ask_many(found.text for found in questions)  # encoded in batches
@@ -95,12 +96,13 @@ def _answer_all(questions: list[FoundQuestion], *, as_json: bool):
     return entries
 
 
-def run_faq(file: Path, out: Path | None = None, as_json: bool = False) -> None:
+def run_faq(file: Path, out: Path | None = None, as_json: bool = False, settings: HwbotSettings | None = None) -> None:
     """Find, answer and write out the questions of ``file`` (see the module docstring)."""
-    questions, repeats = collect_questions(file)  # every input check runs before the model loads
+    # every input check runs before the model loads
+    questions, repeats = collect_questions(file, settings.max_docs_bytes if settings else None)
     if out is not None:
         _check_out(out, file)
-    entries = _answer_all(questions, as_json=as_json)
+    entries = _answer_all(questions, as_json=as_json, settings=settings)
     if out is None and as_json:
         return
     from bot.faq.render import render_markdown

@@ -29,6 +29,7 @@ from typing import Literal
 
 from common.errors import InputError
 from common.textio import read_text_file
+from indexer.markdown import FRONT_MATTER, MarkdownBlock, markdown_blocks
 from indexer.sentences import split_sentences
 
 __all__ = ["FoundQuestion", "read_docs", "extract_questions", "normalize_question", "MAX_DOCS_BYTES"]
@@ -37,16 +38,6 @@ MAX_DOCS_BYTES = 5_000_000
 #: A question line longer than this contributes only its last sentence.
 MAX_PARAGRAPH_CHARS = 300
 
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:\s+(.*?))?(?:\s+#+)?\s*$")
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(.*)$")
-_TASK_BOX = re.compile(r"^\[[ xX]\]\s+")
-_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S")
-_RULE = re.compile(r"^ {0,3}([-*_=])(\s*\1){2,}\s*$")
-_TABLE = re.compile(r"^\s*\|")
-_QUOTE = re.compile(r"^\s*(>\s?)+")
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*(\n|\Z)", re.S)
 
 _IMAGE = re.compile(r"!\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\)")
@@ -71,9 +62,9 @@ class FoundQuestion:
     kind: Kind
 
 
-def read_docs(path: Path) -> str:
+def read_docs(path: Path, max_bytes: int | None = None) -> str:
     """The file's text, or one :class:`InputError` line saying why it cannot be used."""
-    text = read_text_file(path, expected="a UTF-8 docs file (markdown or text)", max_bytes=MAX_DOCS_BYTES)
+    text = read_text_file(path, expected="a UTF-8 docs file (markdown or text)", max_bytes=max_bytes or MAX_DOCS_BYTES)
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
     return text
@@ -138,55 +129,11 @@ def _paragraph_questions(lines: list[tuple[int, str]]) -> list[tuple[str, int]]:
     return out
 
 
-def _blocks(text: str) -> list[tuple[Kind, list[tuple[int, str]]]]:
-    """(kind, [(line number, raw text)]) for headings, list items and paragraphs outside code."""
-    # Comments and front matter become blank lines, so line numbers stay true.
-    text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    text = _FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), text, count=1)
-    blocks: list[tuple[Kind, list[tuple[int, str]]]] = []
-    open_kind: Kind | None = None  # the item or paragraph still collecting lines
-    parts: list[tuple[int, str]] = []
-    fence: str | None = None
-
-    def close() -> None:
-        nonlocal open_kind
-        if open_kind is not None and parts:
-            blocks.append((open_kind, list(parts)))
-        open_kind = None
-        parts.clear()
-
-    for number, line in enumerate(text.split("\n"), start=1):
-        marker = _FENCE.match(line)
-        if fence is not None:
-            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) and not line.strip()[len(marker.group(1)):].strip():
-                fence = None
-            continue
-        if marker:
-            close()
-            fence = marker.group(1)
-            continue
-        line = _QUOTE.sub("", line)
-        if not line.strip() or _RULE.match(line) or _TABLE.match(line) or _REF_DEF.match(line):
-            close()
-            continue
-        heading = _HEADING.match(line)
-        item = _ITEM.match(line)
-        if heading:
-            close()
-            blocks.append(("heading", [(number, heading.group(2) or "")]))
-        elif item:
-            close()
-            open_kind = "item"
-            parts.append((number, _TASK_BOX.sub("", item.group(1))))
-        else:
-            # An indented line right after an item continues it; any other starts a paragraph.
-            if open_kind == "item" and not line[:1].isspace():
-                close()
-            if open_kind is None:
-                open_kind = "paragraph"
-            parts.append((number, line.strip()))
-    close()
-    return blocks
+def _blocks(text: str) -> list[MarkdownBlock]:
+    """Headings, list items and paragraphs outside code, from the one markdown scanner."""
+    # Front matter becomes blank lines, so line numbers stay true.
+    text = FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), text, count=1)
+    return [b for b in markdown_blocks(text) if b.kind in ("heading", "item", "paragraph")]
 
 
 def extract_questions(text: str) -> tuple[list[FoundQuestion], int]:
@@ -194,7 +141,9 @@ def extract_questions(text: str) -> tuple[list[FoundQuestion], int]:
     found: list[FoundQuestion] = []
     seen: set[str] = set()
     repeats = 0
-    for kind, lines in _blocks(text):
+    for block in _blocks(text):
+        kind: Kind = "paragraph" if block.kind == "paragraph" else "heading" if block.kind == "heading" else "item"
+        lines = list(block.lines)
         if kind == "paragraph":
             candidates = _paragraph_questions(lines)
         else:

@@ -41,7 +41,6 @@ from knowledge.recommend.rules import (
 )
 from knowledge.recommend.scoring import decide_profile, next_questions, recommend, shipped_engine, shipped_rules
 
-
 __all__ = [
     "Reason",
     "Flip",

@@ -53,7 +53,7 @@ def reasons_for(engine: Engine, verdict: Verdict, answers: Mapping[str, str]) ->
             factor=f"{field} = {value}: {factor.explanation}",
             effect=effect,
             citations=[rules.label(c) for c in factor.citations],
-            direction=direction,  # type: ignore[arg-type]
+            direction=direction,
         )
         rows.append((0 if direction == "for" else 1, -weight * 100 + index, reason))
     reasons = [r for _, _, r in sorted(rows, key=lambda t: (t[0], t[1]))]

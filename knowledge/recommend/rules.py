@@ -35,8 +35,8 @@ from common.errors import HwbotError, RuleError
 from indexer.chunking import Chunk
 from indexer.corpus import catalog
 from knowledge.paths import SOURCES_DIR
-from knowledge.recommend.models import RecommendationKind
 from knowledge.recommend.modelcheck import check_model
+from knowledge.recommend.models import RecommendationKind
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 #: The shipped rule files, package data beside this module.

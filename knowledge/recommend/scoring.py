@@ -52,14 +52,14 @@ def recommend(profile: WorkloadProfile, rules: RuleSet | None = None) -> Recomme
     flips = find_flips(profile, verdict.kind, lambda a: engine.decide(a).kind)
     gate = [b.text for b in verdict.blockers if b.kind == "gate"]
     return Recommendation(
-        recommendation=verdict.kind,  # type: ignore[arg-type]
+        recommendation=verdict.kind,
         confidence=engine.confidence(answers, verdict.kind),
         scores={v: round(dist[v], 4) for v in VERDICTS},
         reasons=reasons_for(engine, verdict, answers),
         caveats=caveats_for(rules, verdict, answers, questions),
         flips=flips,
         blocked={"tpu": gate, "gpu_then_tpu": gate} if gate else {},
-        fit=verdict.fit,  # type: ignore[arg-type]
+        fit=verdict.fit,
         readiness=verdict.readiness,
         blockers=blockers_for(rules, verdict),
         todo=todo_for(verdict, answers),

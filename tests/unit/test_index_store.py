@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+import struct
 
 import numpy as np
 import pytest
 
 from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError, SourceError
-from indexer.build import build_index, staleness
+from indexer.build import build_index, recorded_sources_dir, staleness
 from indexer.store import current_generation, load_store
 
 
@@ -38,10 +40,14 @@ def test_changed_source_reembeds_only_what_changed(index_copy, sources_dir, embe
     src = tmp_path / "sources"
     shutil.copytree(sources_dir, src)
     before = load_store(index_copy)
-    assert staleness(index_copy, src) is None
+    assert staleness(index_copy, src) == f"sources are now read from {src}"
+    moved = build_index(src, index_copy, embedder, progress=False)  # same text elsewhere: nothing re-embedded
+    assert moved.changed and moved.embedded == 0
+    assert staleness(index_copy, src) is None and staleness(index_copy) is None
     notes = src / "tpu_decision_criteria.md"
     notes.write_text(notes.read_text(encoding="utf-8") + "\n## Extra\n\nA new sentence about TPU pods and their interconnect speed.\n", encoding="utf-8")
     assert staleness(index_copy, src).startswith("sources changed: tpu_decision_criteria.md")
+    assert staleness(index_copy).startswith("sources changed: tpu_decision_criteria.md")  # judged against src
     report = build_index(src, index_copy, embedder, progress=False)
     assert report.changed and 0 < report.embedded <= 4  # the new or grown chunk(s) and the new sentence
     after = load_store(index_copy)
@@ -138,10 +144,13 @@ def test_probe_mismatch_means_another_model(index_copy, embedder):
 
 def test_no_pickle_anywhere(built_index):
     gen = current_generation(built_index)
+    manifest = load_store(built_index).manifest
+    assert sorted(p.name for p in gen.iterdir()) == sorted([*manifest.files, "manifest.json"])
     for name in ("chunk_vectors.npy", "sentence_vectors.npy", "heading_vectors.npy"):
-        np.load(gen / name, allow_pickle=False)
-    for line in (gen / "chunks.jsonl").read_text().splitlines():
-        json.loads(line)
+        arr = np.load(gen / name, allow_pickle=False)  # raises on an object (pickled) array
+        assert arr.dtype == np.float32 and not arr.dtype.hasobject
+    rows = [json.loads(line) for line in (gen / "chunks.jsonl").read_text().splitlines()]
+    assert len(rows) == manifest.n_chunks and all(isinstance(r, dict) and r["chunk_id"] for r in rows)
 
 
 def test_old_generations_are_pruned(index_copy, sources_dir, embedder):
@@ -150,3 +159,83 @@ def test_old_generations_are_pruned(index_copy, sources_dir, embedder):
     gens = sorted(p.name for p in index_copy.glob("gen-*"))
     assert len(gens) <= 2 and current_generation(index_copy).name in gens
     assert not list(index_copy.glob(".tmp-*"))
+
+
+def test_manifest_records_sources_dir_and_a_sha256_per_file(built_index, sources_dir):
+    manifest = load_store(built_index).manifest
+    gen = current_generation(built_index)
+    assert manifest.sources_dir == str(sources_dir.resolve())
+    assert set(manifest.sha256) == set(manifest.files) == {p.name for p in gen.iterdir()} - {"manifest.json"}
+    for name, sha in manifest.sha256.items():
+        assert hashlib.sha256((gen / name).read_bytes()).hexdigest() == sha
+
+
+def test_index_whose_sources_dir_is_gone_is_used_as_built(index_copy, sources_dir, embedder, tmp_path):
+    src = tmp_path / "sources"
+    shutil.copytree(sources_dir, src)
+    build_index(src, index_copy, embedder, progress=False)
+    shutil.rmtree(src)
+    assert staleness(index_copy) is None
+    assert recorded_sources_dir(index_copy) == src.resolve()
+
+
+def _swap_same_size(data: bytes, a: bytes, b: bytes) -> bytes:
+    assert len(a) == len(b) and a in data
+    return data.replace(a, b, 1)
+
+
+def test_same_size_chunk_text_swap_is_caught(index_copy):
+    path = current_generation(index_copy) / "chunks.jsonl"
+    path.write_bytes(_swap_same_size(path.read_bytes(), b"TPU", b"GPU"))
+    with pytest.raises(IndexCorruptError, match="chunks.jsonl was altered"):
+        load_store(index_copy)
+
+
+@pytest.mark.parametrize("victim", ["chunk_vectors.npy", "sentence_vectors.npy", "heading_vectors.npy", "index.faiss"])
+def test_flipped_vector_bytes_are_caught(index_copy, victim):
+    path = current_generation(index_copy) / victim
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    path.write_bytes(bytes(raw))
+    with pytest.raises(IndexCorruptError, match=f"{victim} was altered") as info:
+        load_store(index_copy)
+    assert "hwbot index --rebuild" in info.value.one_line()
+
+
+def _rehash(index_dir, name):
+    """Make the manifest agree with a tampered file, as a careful attacker would."""
+    gen = current_generation(index_dir)
+    data = (gen / name).read_bytes()
+    manifest = json.loads((gen / "manifest.json").read_text())
+    manifest["files"][name] = len(data)
+    manifest["sha256"][name] = hashlib.sha256(data).hexdigest()
+    (gen / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("offset, value", [(4, struct.pack("<i", 1 << 30)), (8, struct.pack("<q", 1 << 40))], ids=["dim", "ntotal"])
+def test_faiss_header_is_checked_before_faiss_reads_it(index_copy, offset, value):
+    # A huge dimension or count in the header made FAISS allocate gigabytes before failing.
+    path = current_generation(index_copy) / "index.faiss"
+    raw = bytearray(path.read_bytes())
+    raw[offset : offset + len(value)] = value
+    path.write_bytes(bytes(raw))
+    _rehash(index_copy, "index.faiss")
+    with pytest.raises(IndexCorruptError, match="header says"):
+        load_store(index_copy)
+
+
+def test_faiss_file_too_small_for_its_vectors(index_copy):
+    path = current_generation(index_copy) / "index.faiss"
+    path.write_bytes(path.read_bytes()[:64])
+    _rehash(index_copy, "index.faiss")
+    with pytest.raises(IndexCorruptError, match="too small"):
+        load_store(index_copy)
+
+
+def test_npy_with_a_lying_header_is_caught_without_reading_past_it(index_copy):
+    path = current_generation(index_copy) / "heading_vectors.npy"
+    raw = path.read_bytes()
+    path.write_bytes(raw + b"\0" * 1536)  # four more rows' worth of bytes than the header says
+    _rehash(index_copy, "heading_vectors.npy")
+    with pytest.raises(IndexCorruptError, match="data bytes"):
+        load_store(index_copy)
