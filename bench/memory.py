@@ -1,7 +1,7 @@
 """Slack worker memory: resident set size idle and after N answers, on each encoder.
 
 A worker process does what ``hwbot slack`` does before it serves (settings, the engine
-opened through ``EngineCore.open``, the Bolt app built), then answers N questions
+opened through ``EngineAnswers.open``, the Bolt app built), then answers N questions
 through the core the listeners call. If the app cannot be built with this signature
 (the Slack server is being reworked), the worker holds the engine alone and says so.
 The same worker on the sentence-transformers encoder shows what the ONNX path saves.
@@ -32,27 +32,26 @@ def rss(field):
             return int(line.split()[1]) / 1024
 
 index_dir, encoder, n, feedback = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
-from bot.slack.core import EngineCore
+from bot.slack.runtime import EngineAnswers
 if encoder == "onnx":
-    core = EngineCore.open(index_dir)
+    core = EngineAnswers.open(index_dir)
 else:
     from indexer.embedder import Embedder
     from knowledge.qa.engine import QAEngine
-    core = EngineCore(QAEngine.open(index_dir, embedder=Embedder(), auto_build=False))
+    core = EngineAnswers(QAEngine.open(index_dir, embedder=Embedder(), auto_build=False))
 with_app = True
-try:
-    from bot.slack.app import build_app
-    from bot.slack.feedback import FeedbackStore
-    from bot.slack.services import SlackServices
-    from bot.slack.settings import SlackSettings
-    settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-bench", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
-                             HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=feedback)
-    app = build_app(SlackServices(settings=settings, core=core, feedback=FeedbackStore(settings.feedback_db)))
-except (ImportError, TypeError):
-    with_app = False
+from bot.slack.app import build_app
+from bot.slack.feedback import FeedbackStore
+from bot.slack.runtime import SlackRuntime
+from bot.slack.settings import SlackSettings
+from bot.state import SqliteStateStore
+settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-bench", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
+                         HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=feedback)
+state = SqliteStateStore(Path(feedback).with_name("state.sqlite3"))
+app = build_app(SlackRuntime(settings=settings, engine=core, state=state, feedback=FeedbackStore(settings.feedback_db)))
 core.ask("warm up: what is a TPU?")
 idle = rss("VmRSS")
-from knowledge.evaluation.evaluate import load_dev_set
+from knowledge.evaluation import load_dev_set
 questions = [item.question for item in load_dev_set()]
 for i in range(n):
     core.ask(questions[i % len(questions)])
@@ -87,7 +86,7 @@ def run_memory(index_dir: Path, workdir: Path, *, n: int) -> Section:
     target = Target(name="Slack worker RSS", goal=f"idle and after {n} answers < 300 MB",
                     measured=f"{float(onnx['idle']):.0f} MB idle, {float(onnx['after']):.0f} MB after {n}",
                     holds=worst < RSS_TARGET_MB and not onnx["torch"])
-    scope = ("the Bolt app built over EngineCore.open(), as hwbot slack does before serving" if onnx["with_app"]
+    scope = ("the Bolt app built over EngineAnswers.open(), as hwbot slack does before serving" if onnx["with_app"]
              else "the engine alone (the Slack app could not be built with the expected signature)")
     return Section(
         key="memory",
