@@ -66,11 +66,17 @@ def ask(settings: HwbotSettings, question: str | None, as_json: bool, batch: Pat
 
 @cli.command()
 @click.option("--profile", type=_PATH, default=None, help="A WorkloadProfile JSON file; without it, run the intake.")
+@click.option("--text", "text", default=None, help="Describe your situation in your own words instead.")
 @click.option("--json", "as_json", is_flag=True, help="Print the recommendation as JSON.")
-def recommend(profile: Path | None, as_json: bool) -> None:
+def recommend(profile: Path | None, text: str | None, as_json: bool) -> None:
     """Recommend GPU, TPU or GPU now, TPU later, with cited reasons."""
-    from bot.commands.recommend import run_recommend
+    from bot.commands.recommend import run_recommend, run_recommend_text
 
+    if text is not None:
+        if profile is not None:
+            raise click.UsageError("give either --profile FILE or --text, not both")
+        run_recommend_text(text, as_json=as_json)
+        return
     run_recommend(profile, as_json=as_json)
 
 

@@ -70,7 +70,9 @@ class Repl:
         if text.startswith("/"):
             return self._command(text)
         try:
-            answer = self.engine.ask(text)
+            from bot.advice import advise
+
+            answer = advise(self.engine, text).answer  # situational questions get the verdict
         except EmptyQuestionError:
             self.say("Please type a question (or /help).")
             return True

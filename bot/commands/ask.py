@@ -40,18 +40,20 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings
         if question is None:
             raise UsageError("missing QUESTION")
         clean_question(question)  # an empty question fails here, before the model loads
+        from bot.advice import advise
         from bot.render import render_answer_text
         from bot.runtime import get_engine
 
-        answer = get_engine(settings=settings).ask(question)
+        advice = advise(get_engine(settings=settings), question)
         if as_json:
-            print(json.dumps(answer.to_contract(), ensure_ascii=False))
+            print(json.dumps(advice.to_contract(), ensure_ascii=False))
         else:
-            print(render_answer_text(answer))
+            print(render_answer_text(advice.answer))
         return
     if not as_json:
         raise UsageError("--batch writes JSON lines: add --json")
     questions = read_batch(batch, settings.max_batch_bytes if settings else MAX_BATCH_BYTES)
+    from bot.advice import Advice, advise_answer
     from bot.runtime import get_engine
     from knowledge.qa.abstain import declined_answer
 
@@ -59,6 +61,7 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings
     out = sys.stdout
     for result in engine.ask_many(questions):  # questions are encoded in batches, answers still stream
         # None: a line of only control characters, declined and kept in place
-        obj = (result or declined_answer("")).to_contract()
+        advice = advise_answer(result, result.question) if result is not None else Advice(declined_answer(""))
+        obj = advice.to_contract()
         out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         out.flush()

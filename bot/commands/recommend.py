@@ -25,7 +25,7 @@ from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import load_profile
 from knowledge.recommend.scoring import recommend
 
-__all__ = ["run_recommend", "emit"]
+__all__ = ["run_recommend", "run_recommend_text", "emit"]
 
 
 def emit(rec: Recommendation, as_json: bool, out: TextIO | None = None) -> None:
@@ -56,6 +56,34 @@ def _reader(stream: TextIO, interactive: bool) -> Callable[[str], str | None]:
         return line.rstrip("\r\n") if line else None
 
     return read
+
+
+def run_recommend_text(text: str, as_json: bool = False) -> None:
+    """``recommend --text``: the profile read from the user's own words, then the same engine.
+
+    The JSON adds ``profile`` (what was understood, with evidence) and ``confirm`` (what
+    was ambiguous and is asked, never guessed); the text view says both before the verdict.
+    """
+    from knowledge.recommend import profile_from_text
+
+    if not text.strip():
+        raise InputError("--text is empty: describe your team, model, cloud and scale")
+    extraction = profile_from_text(text)
+    profile = extraction.profile()
+    rec = recommend(profile)
+    if as_json:
+        out = rec.to_contract()
+        out["profile"] = profile.known()
+        out["evidence"] = {f: e.evidence for f, e in extraction.fields.items()}
+        out["confirm"] = [c.question for c in extraction.confirmations]
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        return
+    understood = ", ".join(f"{f} = {v} (\"{extraction.fields[f].evidence}\")" for f, v in profile.known().items())
+    sys.stdout.write(f"Understood: {understood or 'nothing about your setup yet'}\n")
+    for confirm in extraction.confirmations:
+        sys.stdout.write(f"To confirm: {confirm.question}\n")
+    sys.stdout.write("\n")
+    emit(rec, False)
 
 
 def run_recommend(profile: Path | None, as_json: bool = False) -> None:

@@ -71,8 +71,11 @@ class EngineAnswers:
         return cls(get_engine(index_dir, progress=False))
 
     def ask(self, question: str) -> Answer:
+        from bot.advice import advise
+
         with self._lock:
-            return self._engine.ask(question)
+            # A situational question gets the engine's verdict, as in the CLI and the REPL.
+            return advise(self._engine, question).answer
 
     def recommend(self, profile: WorkloadProfile) -> Recommendation:
         return self._recommend(profile)

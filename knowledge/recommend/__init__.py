@@ -40,6 +40,7 @@ from knowledge.recommend.rules import (
     parse_rule_files,
 )
 from knowledge.recommend.scoring import decide_profile, next_questions, recommend, shipped_engine, shipped_rules
+from knowledge.recommend.textual import Extraction, FieldEvidence, profile_from_text
 
 __all__ = [
     "Reason",

@@ -1,0 +1,106 @@
+"""Situational questions: the one place the question engine and the recommendation engine meet.
+
+``knowledge.qa`` and ``knowledge.recommend`` never import each other, so a question such as
+"we're a small PyTorch team on AWS, should we look at TPUs?" is joined here, above both:
+the QA engine says the question is *situational*, ``profile_from_text`` reads the team's
+situation out of it, and the shared scoring engine gives the verdict. The answer leads with
+the verdict, gives the top cited reasons, and names the unknown answers that could still
+change it. When the text states nothing about the team, the cited QA answer stands as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from knowledge.qa.models import Answer, AnswerSentence, Citation
+from knowledge.recommend import VERDICT_LABELS, Recommendation, WorkloadProfile, profile_from_text, recommend
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from knowledge.qa.engine import QAEngine
+
+__all__ = ["Advice", "advise", "advise_answer", "MAX_REASONS", "MAX_OPEN_QUESTIONS"]
+
+#: The answer gives the strongest reasons only; the full list is in ``recommendation``.
+MAX_REASONS = 3
+#: "1-3 unknown answers that could still change it."
+MAX_OPEN_QUESTIONS = 3
+
+_LABEL = re.compile(r"^\[(?P<cid>[A-Za-z0-9_\-]+:c\d{4})\] (?P<file>\S+) p(?P<pages>\d+-\d+)$")
+
+
+@dataclass(frozen=True)
+class Advice:
+    """An answer, plus the profile and verdict when the question was situational."""
+
+    answer: Answer
+    profile: WorkloadProfile | None = None
+    recommendation: Recommendation | None = None
+
+    def to_contract(self) -> dict[str, Any]:
+        """``ask --json``: the answer's keys, then ``profile`` and ``recommendation`` when present."""
+        out = self.answer.to_contract()
+        if self.profile is not None and self.recommendation is not None:
+            out["profile"] = self.profile.known()
+            out["recommendation"] = self.recommendation.to_contract()
+        return out
+
+
+def _citation(label: str) -> Citation | None:
+    """A rule citation label back into a :class:`Citation` (score 1.0: cited by rule, not by retrieval)."""
+    m = _LABEL.match(label)
+    if m is None:
+        return None
+    return Citation(label=label, chunk_id=m["cid"], source=m["file"], pages=m["pages"], score=1.0)
+
+
+def _reason_sentence(factor: str) -> str:
+    """``field = value: sentence`` → the sentence (the field part is shown as "what was understood")."""
+    head, sep, tail = factor.partition(": ")
+    return tail if sep and ("=" in head or head in {"default", "gate"}) else factor
+
+
+def advise_answer(answer: Answer, question: str) -> Advice:
+    """Join one QA answer with the engine's verdict when the question describes the team's situation."""
+    if answer.intent != "situational":
+        return Advice(answer)
+    extraction = profile_from_text(question)
+    if not extraction.fields:
+        return Advice(answer)  # nothing about the team was stated: the cited notes answer it
+    profile = extraction.profile()
+    rec = recommend(profile)
+    understood = ", ".join(f"{f.replace('_', ' ')} {v.replace('_', ' ')}" for f, v in profile.known().items())
+    sentences = [AnswerSentence(text=f"Recommendation: {VERDICT_LABELS[rec.recommendation]} (from {understood}).",
+                                chunk_id="", role="verdict")]
+    citations: dict[str, Citation] = {}
+    parts = [sentences[0].text]
+    for reason in [r for r in rec.reasons if r.direction == "for"][:MAX_REASONS]:
+        cites = [c for c in (_citation(label) for label in reason.citations) if c is not None]
+        if not cites:
+            continue
+        text = _reason_sentence(reason.factor)
+        sentences.append(AnswerSentence(text=text, chunk_id=cites[0].chunk_id, role="answer"))
+        parts.append(f"{text} " + " ".join(f"[{c.chunk_id}]" for c in cites[:2]))
+        for c in cites[:2]:
+            citations.setdefault(c.chunk_id, c)
+    open_fields = rec.next_questions[:MAX_OPEN_QUESTIONS]
+    if open_fields:
+        parts.append("Still open, and able to change this: " + ", ".join(f.replace("_", " ") for f in open_fields) + ".")
+    for confirm in extraction.confirmations[:1]:
+        parts.append(confirm.question)
+    joined = answer.model_copy(update={
+        "answer": "\n".join(parts),
+        "citations": list(citations.values()) or answer.citations,
+        "sentences": sentences,
+        "mode": "recommendation",
+        "declined": False,
+    })
+    return Advice(joined, profile, rec)
+
+
+def advise(engine: "QAEngine", question: str, *, query_vector: "np.ndarray | None" = None) -> Advice:
+    """Ask the engine, then join the verdict for situational questions."""
+    return advise_answer(engine.ask(question, query_vector=query_vector), question)

@@ -1,0 +1,230 @@
+"""``profile_from_text``: a free-text answer or a whole message in, profile fields out.
+
+The vocabulary is data (``vocabulary.toml``, validated with pydantic): patterns mapped to
+answers, plus counts ("8 GPUs", "256 chips"). Every field comes with its evidence span and
+a confidence. What is ambiguous is never guessed: it becomes a confirmation question
+("Did you mean critical custom kernels ...?") and the field stays unset. Rules of thumb:
+
+* a longer match wins over a shorter one inside it ("no custom kernels" over "custom kernels");
+* two different answers to one field are a question, not a pick (except "training" and
+  "inference" together, which *is* ``both``);
+* ``asked_only`` patterns ("every week", "2 weeks", "none") count only when the text
+  answers that field's question: the intake passes ``field=``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from common.errors import RuleError
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
+
+__all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary"]
+
+VOCABULARY_FILE = Path(__file__).resolve().parent / "vocabulary.toml"
+#: Longer text is cut before matching: the extractor is for messages, not documents.
+MAX_TEXT_CHARS = 4000
+
+
+class _Patterns(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    value: str
+    patterns: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        for p in patterns:
+            try:
+                re.compile(p)
+            except re.error as exc:
+                raise ValueError(f"pattern {p!r} does not compile: {exc}") from None
+        return patterns
+
+    def check(self) -> None:
+        if self.field not in FIELD_VALUES or self.value not in FIELD_VALUES[self.field] or self.value == UNKNOWN:
+            raise ValueError(f"{self.field} = {self.value} is not a profile answer")
+
+
+class Term(_Patterns):
+    confidence: float = Field(gt=0.0, le=1.0)
+    asked_only: bool = False
+
+
+class Confirm(_Patterns):
+    question: str = Field(min_length=1)
+
+
+class Counts(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    units: str
+    single_max: int = Field(ge=1)
+    massive_min: int = Field(ge=2)
+    confidence: float = Field(gt=0.0, le=1.0)
+
+
+class Vocabulary(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    counts: Counts
+    numbers: dict[str, int]
+    term: tuple[Term, ...]
+    confirm: tuple[Confirm, ...] = ()
+
+
+class FieldEvidence(BaseModel):
+    """One understood field: the answer, the words it came from, and how sure we are."""
+
+    field: str
+    value: str
+    span: tuple[int, int]
+    evidence: str
+    confidence: float
+
+
+class Confirmation(BaseModel):
+    """Something that might mean ``field = value``: asked, never assumed."""
+
+    field: str
+    value: str
+    span: tuple[int, int]
+    evidence: str
+    question: str
+
+
+class Extraction(BaseModel):
+    fields: dict[str, FieldEvidence] = Field(default_factory=dict)
+    confirmations: list[Confirmation] = Field(default_factory=list)
+
+    def answers(self) -> dict[str, str]:
+        return {f: e.value for f, e in self.fields.items()}
+
+    def profile(self) -> WorkloadProfile:
+        return parse_profile(self.answers(), origin="text")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "fields": {f: e.model_dump() for f, e in self.fields.items()},
+            "confirmations": [c.model_dump() for c in self.confirmations],
+        }
+
+
+@lru_cache(maxsize=4)
+def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
+    """Parse and validate the vocabulary once per process; a broken file is a one-line RuleError."""
+    try:
+        vocab = Vocabulary.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+        for entry in (*vocab.term, *vocab.confirm):
+            entry.check()
+        re.compile(vocab.counts.units)
+    except (OSError, tomllib.TOMLDecodeError, ValidationError, ValueError, re.error) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise RuleError(f"{path.name}: {first}") from None
+    return vocab
+
+
+_Compiled = tuple[list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], re.Pattern[str]]
+#: Compiled patterns per vocabulary object (a vocabulary holds a dict, so it cannot be an lru_cache key).
+_COMPILED: dict[int, tuple[Vocabulary, _Compiled]] = {}
+
+
+def _compiled(vocab: Vocabulary) -> _Compiled:
+    cached = _COMPILED.get(id(vocab))
+    if cached is not None and cached[0] is vocab:
+        return cached[1]
+    compiled = _compile(vocab)
+    _COMPILED[id(vocab)] = (vocab, compiled)
+    return compiled
+
+
+def _compile(vocab: Vocabulary) -> _Compiled:
+    terms = [(t, re.compile(p, re.IGNORECASE)) for t in vocab.term for p in t.patterns]
+    confirms = [(c, re.compile(p, re.IGNORECASE)) for c in vocab.confirm for p in c.patterns]
+    words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in vocab.numbers), key=len, reverse=True))
+    count = re.compile(rf"\b(\d[\d,]*|{words})(?:\s+of)?\s+(?:\w+\s+){{0,2}}?{vocab.counts.units}\b", re.IGNORECASE)
+    return terms, confirms, count
+
+
+_Hit = tuple[str, str, int, int, float]
+
+
+def _count_hits(text: str, vocab: Vocabulary, pattern: re.Pattern[str]) -> list[_Hit]:
+    hits = []
+    for m in pattern.finditer(text):
+        raw = m.group(1).lower().replace(",", "")
+        n = int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
+        if n <= 0:
+            continue
+        c = vocab.counts
+        value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
+        hits.append(("scale", value, m.start(), m.end(), c.confidence))
+    return hits
+
+
+def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return b[0] <= a[0] and a[1] <= b[1] and a != b
+
+
+def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
+    """One answer for a field, or (None, True) when its matches disagree."""
+    kept = [h for h in hits if not any(_inside((h[2], h[3]), (o[2], o[3])) for o in hits)]
+    values = {h[1] for h in kept}
+    if field == "workload" and {"training", "inference"} <= values:
+        values = {"both"} | (values - {"training", "inference"})
+        if values == {"both"}:
+            start, end = min(h[2] for h in kept), max(h[3] for h in kept)
+            return ("workload", "both", start, end, min(h[4] for h in kept)), False
+    if len(values) > 1:
+        return None, True
+    best = max(kept, key=lambda h: (h[3] - h[2], h[4]))
+    return best, False
+
+
+def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:
+    """Understand ``text``; with ``field`` (an intake answer) only that field, asked-only words included."""
+    vocab = vocabulary or load_vocabulary()
+    text = (text or "")[:MAX_TEXT_CHARS]
+    terms, confirms, count = _compiled(vocab)
+    hits: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
+    for term, pattern in terms:
+        if (field is not None and term.field != field) or (term.asked_only and term.field != field):
+            continue
+        hits += [(term.field, term.value, m.start(), m.end(), term.confidence) for m in pattern.finditer(text)]
+    out = Extraction()
+    conflicted: set[str] = set()
+    for name in FIELD_VALUES:
+        mine = [h for h in hits if h[0] == name]
+        if not mine:
+            continue
+        best, conflict = _resolve(name, mine)
+        if conflict:
+            conflicted.add(name)
+        elif best is not None:
+            out.fields[name] = FieldEvidence(field=name, value=best[1], span=(best[2], best[3]),
+                                             evidence=text[best[2]:best[3]], confidence=best[4])
+    spans = [(h[2], h[3]) for h in hits]
+    for confirm, pattern in confirms:
+        if (field is not None and confirm.field != field) or confirm.field in out.fields:
+            continue
+        for m in pattern.finditer(text):
+            if any(s[0] <= m.start() and m.end() <= s[1] for s in spans):
+                continue
+            if not any(c.field == confirm.field for c in out.confirmations):
+                out.confirmations.append(Confirmation(field=confirm.field, value=confirm.value, span=(m.start(), m.end()),
+                                                      evidence=m.group(0), question=confirm.question))
+    for name in sorted(conflicted - set(out.fields)):
+        values = sorted({h[1] for h in hits if h[0] == name})
+        if not any(c.field == name for c in out.confirmations):
+            first = min((h for h in hits if h[0] == name), key=lambda h: h[2])
+            out.confirmations.append(Confirmation(
+                field=name, value=values[0], span=(first[2], first[3]), evidence=text[first[2]:first[3]],
+                question=f"Which is it for {name.replace('_', ' ')}: {' or '.join(values)}?"))
+    return out
