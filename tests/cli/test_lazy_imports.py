@@ -188,8 +188,9 @@ def test_faq_answers_without_torch(tmp_path: Path, built_index: Path) -> None:
 def test_eval_runs_without_torch(tmp_path: Path, built_index: Path) -> None:
     proc, heavy = run_answering(["eval", "--json"], built_index, tmp_path)
     assert proc.returncode == 0, proc.stderr[-500:]
-    rows = json.loads(proc.stdout)
-    assert [r["mode"] for r in rows] == ["hybrid", "dense", "bm25"] and rows[0]["n_in"] > 0
+    report = json.loads(proc.stdout)
+    assert [r["mode"] for r in report["retrieval"]] == ["hybrid", "dense", "bm25"]
+    assert report["test"]["in_correct_cited"]["n"] > 0 and report["tune"]["in_correct_cited"]["n"] > 0
     assert heavy == []
 
 
@@ -201,15 +202,17 @@ def _report():
     loaded = sorted(m for m in {HEAVY!r} if m in sys.modules)
     sys.stderr.write("\\n{MARK}" + json.dumps(loaded) + "\\n")
 atexit.register(_report)
+from pathlib import Path
 from bot.slack.app import build_app
-from bot.slack.core import EngineCore
 from bot.slack.feedback import FeedbackStore
-from bot.slack.services import SlackServices
+from bot.slack.runtime import EngineAnswers, SlackRuntime
 from bot.slack.settings import SlackSettings
+from bot.state import SqliteStateStore
 settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-startup", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
                          HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=sys.argv[1])
-core = EngineCore.open()
-app = build_app(SlackServices(settings=settings, core=core, feedback=FeedbackStore(settings.feedback_db)))
+core = EngineAnswers.open()
+state = SqliteStateStore(Path(sys.argv[1]).with_name("state.sqlite3"))
+app = build_app(SlackRuntime(settings=settings, engine=core, state=state, feedback=FeedbackStore(settings.feedback_db)))
 print(type(app).__name__, core.ask("Why are GPUs the default accelerator?").citations[0].label)
 """
 

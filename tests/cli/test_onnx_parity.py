@@ -20,7 +20,7 @@ from tests.harness.onnx_models import write_wrong_model
 
 
 def _dev_questions(path: Path) -> Path:
-    from knowledge.evaluation.evaluate import load_dev_set
+    from knowledge.evaluation import load_dev_set
 
     path.write_text("\n".join(item.question for item in load_dev_set()) + "\n", encoding="utf-8")
     return path

@@ -51,12 +51,16 @@ def test_json_output_is_exactly_the_contract(tmp_path: Path, env: dict[str, str]
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     data = json.loads(proc.stdout)
-    assert list(data) == ["recommendation", "confidence", "scores", "reasons", "caveats", "flips"]
+    # The contract's keys in order, then the documented extensions.
+    assert list(data) == ["recommendation", "confidence", "scores", "reasons", "caveats", "flips",
+                          "fit", "blockers", "todo", "next_questions"]
     assert data["recommendation"] == "gpu_then_tpu"
-    assert isinstance(data["confidence"], float) and 0 < data["confidence"] < 1
+    # Only data_pipeline is unknown and no answer to it changes the verdict: certain.
+    assert data["confidence"] == 1.0 and data["next_questions"] == []
+    assert data["fit"] == "high" and data["todo"] and data["blockers"]
     assert set(data["scores"]) == {"gpu", "tpu", "gpu_then_tpu"}
     assert all(isinstance(v, float) for v in data["scores"].values())
-    assert data["reasons"] and all(set(r) == {"factor", "effect", "citations"} for r in data["reasons"])
+    assert data["reasons"] and all(set(r) == {"factor", "effect", "citations", "direction"} for r in data["reasons"])
     assert all(LABEL.match(label) for r in data["reasons"] for label in r["citations"])
     assert all(isinstance(c, str) for c in data["caveats"]) and data["caveats"]
     assert data["flips"] and all(set(f) == {"field", "value", "recommendation"} for f in data["flips"])
@@ -68,7 +72,7 @@ def test_text_output_shows_reasons_caveats_and_flips(tmp_path: Path, env: dict[s
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert out.startswith("Recommendation: GPU now, TPU later")
-    assert "Confidence: 0." in out
+    assert "Confidence: 1.00" in out
     assert "Why:" in out and "[file_gpu001:c0001] gpu_tpu_lesson_notes.md p1-1" in out
     assert "Caveats:" in out and "TPU means Google Cloud only" in out
     assert "What would change this:" in out and "custom_kernels: critical → gpu" in out

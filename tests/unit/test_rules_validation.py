@@ -1,9 +1,10 @@
-"""The rule files: the shipped ones are valid and honest, broken ones fail at load by name.
+"""The decision model's files: the shipped ones are valid and honest, broken ones fail at load by name.
 
-"Honest" means every citation exists in the notes and the cited chunk really speaks of
-the rule's subject. Broken files are fed through :func:`parse_rule_files` (and once
-through a real directory) and must raise a one-line :class:`RuleError` that names the
-rule and its file.
+"Honest" means every citation exists in the notes and the cited chunk really speaks of the
+entry's subject. "Sound" means the structure that makes the engine monotone holds (orders,
+non-increasing fit points, blocker conditions on the worst values, a monotone table).
+Broken files go through :func:`parse_rule_files` and must raise a one-line
+:class:`RuleError` naming the entry and its file.
 """
 
 from __future__ import annotations
@@ -18,37 +19,31 @@ from knowledge.paths import SOURCES_DIR
 from knowledge.recommend.profile import FIELD_VALUES
 from knowledge.recommend.rules import RULES_DIR, chunk_catalog, load_rules, parse_rule_files
 
-DECISION = """
-[decision]
-clear_margin = 4
-confidence_base = 0.5
-confidence_span = 0.45
-confidence_scale = 5.0
-unknown_penalty = 0.04
-confidence_floor = 0.1
-confidence_cap = 0.95
-"""
+SHIPPED = {p.name: p.read_text(encoding="utf-8") for p in sorted(RULES_DIR.glob("*.toml"))}
 
-GOOD_RULE = """
-[[rule]]
-id = "t.rule"
-when = { stage = ["exploration"] }
-points = { gpu = 3 }
-explanation = "Exploratory work belongs on GPUs."
-subject = ["exploratory"]
-citations = ["file_gpu001:c0002"]
+GOOD_BLOCKER = """
+[[blocker]]
+id = "t.blocker"
+kind = "fixable"
+rank = 3
+when = { data_pipeline = ["cannot_keep_up"] }
+effort = "weeks"
+text = "Fix the input pipeline."
+subject = ["input pipeline"]
+citations = ["file_gpu002:c0003"]
 """
 
 
-def _parse(rule_text: str, name: str = "broken.toml"):
-    return parse_rule_files({"decision.toml": DECISION, name: rule_text}, chunk_catalog())
+def _parse(extra: str, name: str = "broken.toml"):
+    return parse_rule_files({**SHIPPED, name: extra}, chunk_catalog())
 
 
 def test_shipped_rules_load_and_cite_existing_chunks_about_their_subject() -> None:
     rules = load_rules()
     catalog = chunk_catalog()
-    assert len(rules.rules) >= 20 and rules.caveats
-    for entry in (*rules.rules, *rules.caveats):
+    entries = (*rules.factors, *rules.blockers, *rules.fars, *rules.caveats, rules.default_reason)
+    assert len(rules.factors) >= 30 and rules.blockers and rules.caveats
+    for entry in entries:
         assert entry.citations
         for chunk_id in entry.citations:
             assert chunk_id in catalog, f"{entry.id} cites missing {chunk_id}"
@@ -57,82 +52,105 @@ def test_shipped_rules_load_and_cite_existing_chunks_about_their_subject() -> No
             assert rules.label(chunk_id) == catalog[chunk_id].label
 
 
-def test_every_profile_field_is_used_by_some_rule() -> None:
-    """A question no rule reads would be asked for nothing."""
-    used = {field for rule in load_rules().rules for field in rule.when}
-    assert used == set(FIELD_VALUES)
+def test_every_answer_has_exactly_one_factor_and_every_field_an_order() -> None:
+    rules = load_rules()
+    for field, values in FIELD_VALUES.items():
+        assert set(rules.order[field]) == set(values) - {"unknown"}
+        for value in rules.order[field]:
+            assert rules.factor_for(field, value) is not None, (field, value)
 
 
-def test_the_only_hard_constraint_is_tpu_availability() -> None:
-    constraints = [r for r in load_rules().rules if r.is_constraint]
-    assert [(r.id, dict(r.when), r.blocks) for r in constraints] == [
-        ("cloud.tpu_unavailable", {"cloud": ("multi_cloud", "on_prem")}, ("tpu", "gpu_then_tpu"))
-    ]
+def test_the_gate_is_the_only_tpu_availability_blocker() -> None:
+    gates = [b for b in load_rules().blockers if b.kind == "gate"]
+    assert [(b.id, dict(b.when)) for b in gates] == [("cloud.no_tpu_here", {"cloud": ("multi_cloud", "on_prem")})]
 
 
-def test_a_valid_minimal_file_parses() -> None:
-    rules = _parse(GOOD_RULE, "good.toml")
-    assert [r.id for r in rules.rules] == ["t.rule"]
-    assert rules.origin["t.rule"] == "good.toml"
+def test_a_valid_extra_blocker_parses() -> None:
+    rules = _parse(GOOD_BLOCKER, "good.toml")
+    assert "t.blocker" in {b.id for b in rules.blockers}
+    assert rules.origin["t.blocker"] == "good.toml"
 
 
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (("stage = [", "stag = ["), "unknown field 'stag'"),
-        (('["exploration"]', '["explore"]'), "value 'explore'; allowed values: exploration, stabilizing, production"),
-        (("file_gpu001:c0002", "file_gpu001:c0099"), "cites chunk 'file_gpu001:c0099', which is not in the notes"),
-        (('subject = ["exploratory"]', 'subject = ["pallas"]'), "does not mention its subject"),
-        (('subject = ["exploratory"]', 'subject = ["GPU"]'), "too generic"),
-        (("points = { gpu = 3 }", 'points = { gpu = 3 }\nblocks = ["tpu", "gpu_then_tpu"]'), "exactly one effect"),
-        (("points = { gpu = 3 }", ""), "exactly one effect"),
-        (("points = { gpu = 3 }", 'blocks = ["gpu"]'), "'gpu' cannot be blocked"),
-        (("points = { gpu = 3 }", 'blocks = ["tpu"]'), "must also block 'gpu_then_tpu'"),
-        (("points = { gpu = 3 }", "points = { fpga = 3 }"), "points.fpga"),
-        (("points = { gpu = 3 }", "points = { gpu = 0 }"), "non-zero"),
-        (('when = { stage = ["exploration"] }', 'when = { stage = ["exploration"], scale = ["massive"] }'), "exactly one field"),
-        (('explanation = "Exploratory work belongs on GPUs."', 'explanation = """two\nlines"""'), "one line"),
-        (('id = "t.rule"', 'id = "Bad Id"'), "id must be"),
-        (('citations = ["file_gpu001:c0002"]', "citations = []"), "citations"),
-        (('citations = ["file_gpu001:c0002"]', 'citations = ["file_gpu001:c0002"]\ncolour = "red"'), "colour"),
+        (("data_pipeline = [", "pipeline = ["), "unknown field 'pipeline'"),
+        (('["cannot_keep_up"]', '["slow"]'), "value 'slow'; allowed values: cannot_keep_up, keeps_up, unknown"),
+        (("file_gpu002:c0003", "file_gpu002:c0099"), "cites chunk 'file_gpu002:c0099', which is not in the notes"),
+        (('subject = ["input pipeline"]', 'subject = ["pallas"]'), "does not mention its subject"),
+        (('subject = ["input pipeline"]', 'subject = ["TPU"]'), "too generic"),
+        (('kind = "fixable"', 'kind = "maybe"'), "kind"),
+        (('effort = "weeks"', 'effort = "a while"'), "effort"),
+        (('when = { data_pipeline = ["cannot_keep_up"] }', "when = {}"), "needs a condition"),
+        (('when = { data_pipeline = ["cannot_keep_up"] }', 'when = { data_pipeline = ["unknown"] }'), "'unknown'"),
+        (('text = "Fix the input pipeline."', 'text = """two\nlines"""'), "one line"),
+        (('id = "t.blocker"', 'id = "Bad Id"'), "id must be"),
+        (('citations = ["file_gpu002:c0003"]', "citations = []"), "citations"),
+        (('citations = ["file_gpu002:c0003"]', 'citations = ["file_gpu002:c0003"]\ncolour = "red"'), "colour"),
     ],
 )
-def test_broken_rule_fails_at_load_naming_rule_and_file(change: tuple[str, str], expected: str) -> None:
+def test_broken_entry_fails_at_load_naming_entry_and_file(change: tuple[str, str], expected: str) -> None:
     old, new = change
-    assert old in GOOD_RULE
+    assert old in GOOD_BLOCKER
     with pytest.raises(RuleError) as info:
-        _parse(GOOD_RULE.replace(old, new, 1), "broken.toml")
+        _parse(GOOD_BLOCKER.replace(old, new, 1))
     message = info.value.one_line()
-    assert "broken.toml" in message
-    assert "'t.rule'" in message or "Bad Id" in message
+    assert "broken.toml" in message and ("'t.blocker'" in message or "Bad Id" in message)
     assert expected in message
     assert "\n" not in message
 
 
-def test_duplicate_ids_across_files_are_refused() -> None:
-    files = {"decision.toml": DECISION, "a.toml": GOOD_RULE, "b.toml": GOOD_RULE}
-    with pytest.raises(RuleError, match=r"rule 't.rule' in b.toml: duplicate id \(also in a.toml\)"):
-        parse_rule_files(files, chunk_catalog())
-
-
 @pytest.mark.parametrize(
-    ("files", "expected"),
+    ("file", "old", "new", "expected"),
     [
-        ({"a.toml": GOOD_RULE}, "no [decision] table"),
-        ({"d1.toml": DECISION, "d2.toml": DECISION, "a.toml": GOOD_RULE}, "a second [decision] table"),
-        ({"decision.toml": DECISION.replace("clear_margin = 4", "clear_margin = 0"), "a.toml": GOOD_RULE}, "clear_margin"),
-        ({"decision.toml": DECISION, "a.toml": "[[rule]\nid = 1"}, "a.toml: invalid TOML"),
-        ({"decision.toml": DECISION, "a.toml": "[[rules]]\nid = 'x'"}, "rules file a.toml: rules"),
-        ({"decision.toml": DECISION}, "no [[rule]] entries"),
+        # A blocker on a field's *best* value would make a better answer block: not monotone.
+        ("blockers.toml", 'when = { data_pipeline = ["cannot_keep_up"] }', 'when = { data_pipeline = ["keeps_up"] }',
+         "must name its worst values"),
+        ("factors.toml", 'id = "scale.multi_device"\nwhen = { scale = ["multi_device"] }\nfit = 2',
+         'id = "scale.multi_device"\nwhen = { scale = ["multi_device"] }\nfit = 5', "must not rise down its order"),
+        ("decision.toml", 'verdicts = { ready = "tpu", pending = "gpu", fixable = "gpu", far = "gpu" }',
+         'verdicts = { ready = "tpu", pending = "gpu", fixable = "tpu", far = "gpu" }', "worse readiness must never"),
+        ("decision.toml", 'verdicts = { ready = "gpu", pending = "gpu", fixable = "gpu", far = "gpu" }',
+         'verdicts = { ready = "gpu_then_tpu", pending = "gpu_then_tpu", fixable = "gpu_then_tpu", far = "gpu_then_tpu" }',
+         "higher fit must never"),
+        ("decision.toml", 'stage = ["production", "stabilizing", "exploration"]', 'stage = ["production", "exploration"]',
+         "[order] stage must list exactly"),
+        ("caveats.toml", 'when = { architecture_changes = ["sometimes", "unknown"] }',
+         'when = { architecture_changes = ["often", "unknown"] }', "is a blocker (a tpu verdict cannot have it)"),
     ],
 )
-def test_broken_rule_sets(files: dict[str, str], expected: str) -> None:
+def test_an_unsound_model_is_refused(file: str, old: str, new: str, expected: str) -> None:
+    assert old in SHIPPED[file], (file, old)
+    files = {**SHIPPED, file: SHIPPED[file].replace(old, new, 1)}
     with pytest.raises(RuleError) as info:
         parse_rule_files(files, chunk_catalog())
     assert expected in info.value.one_line()
 
 
-def test_caveats_are_validated_like_rules() -> None:
+def test_duplicate_ids_across_files_are_refused() -> None:
+    files = {**SHIPPED, "a.toml": GOOD_BLOCKER, "b.toml": GOOD_BLOCKER}
+    with pytest.raises(RuleError, match=r"blocker 't.blocker' in b.toml: duplicate id \(also in a.toml\)"):
+        parse_rule_files(files, chunk_catalog())
+
+
+@pytest.mark.parametrize(
+    ("drop", "extra", "expected"),
+    [
+        ("decision.toml", "", "no [decision] table"),
+        (None, "[decision]\nfit_high = 9\nfit_medium = 7\n", "a second [decision] table"),
+        (None, "[[factor]\nid = 1", "invalid TOML"),
+        (None, "[[rules]]\nid = 'x'", "rules file broken.toml: rules"),
+    ],
+)
+def test_broken_rule_sets(drop: str | None, extra: str, expected: str) -> None:
+    files = {k: v for k, v in SHIPPED.items() if k != drop}
+    files["broken.toml"] = extra
+    with pytest.raises(RuleError) as info:
+        parse_rule_files(files, chunk_catalog())
+    assert expected in info.value.one_line()
+
+
+def test_caveats_are_validated_like_blockers() -> None:
     caveat = """
 [[caveat]]
 id = "c.bad"
@@ -143,16 +161,16 @@ subject = ["google cloud"]
 citations = ["file_gpu002:c0003"]
 """
     with pytest.raises(RuleError, match=r"caveat 'c.bad' in c.toml: .*value 'mars'"):
-        parse_rule_files({"decision.toml": DECISION, "a.toml": GOOD_RULE, "c.toml": caveat}, chunk_catalog())
+        parse_rule_files({**SHIPPED, "c.toml": caveat}, chunk_catalog())
 
 
 def test_a_bad_file_in_a_rules_directory_fails_load_rules(tmp_path: Path) -> None:
     rules_dir = tmp_path / "rules"
     shutil.copytree(RULES_DIR, rules_dir)
-    (rules_dir / "zz_extra.toml").write_text(GOOD_RULE.replace("c0002", "c0042"), encoding="utf-8")
+    (rules_dir / "zz_extra.toml").write_text(GOOD_BLOCKER.replace("c0003", "c0042"), encoding="utf-8")
     with pytest.raises(RuleError) as info:
         load_rules(rules_dir, SOURCES_DIR)
-    assert "rule 't.rule' in zz_extra.toml: cites chunk 'file_gpu001:c0042'" in info.value.one_line()
+    assert "blocker 't.blocker' in zz_extra.toml: cites chunk 'file_gpu002:c0042'" in info.value.one_line()
 
 
 def test_missing_or_empty_rules_directory(tmp_path: Path) -> None:
