@@ -1,0 +1,50 @@
+"""Situational questions: profile_from_text reads the team, the engine gives the verdict, the answer cites it."""
+
+from __future__ import annotations
+
+import re
+
+from bot.advice import MAX_OPEN_QUESTIONS, advise
+from knowledge.recommend import profile_from_text
+
+EXAMPLE = "we're on AWS, PyTorch with a few custom CUDA kernels, 8 GPUs, the model changes every week"
+LABEL = re.compile(r"^\[[a-z0-9_]+:c\d{4}\] \S+ p\d+-\d+$")
+
+
+def test_the_issue_example_is_understood_field_by_field() -> None:
+    got = profile_from_text(EXAMPLE)
+    assert got.answers() == {
+        "cloud": "other_single_cloud", "framework": "pytorch", "custom_kernels": "some",
+        "scale": "multi_device", "architecture_changes": "often",
+    }
+    # every field points at the words it came from
+    for evidence in got.fields.values():
+        assert EXAMPLE[evidence.span[0]:evidence.span[1]] == evidence.evidence
+
+
+def test_text_that_states_nothing_about_the_team_sets_no_field() -> None:
+    for text in ["What is a TPU?", "Is a TPU cheaper than a GPU?", "why would a TPU sit idle?", ""]:
+        assert profile_from_text(text).answers() == {}, text
+
+
+def test_a_pod_is_massive_and_our_own_datacenter_is_on_prem() -> None:
+    assert profile_from_text("we train on a TPU pod").answers().get("scale") == "massive"
+    assert profile_from_text("everything runs in our own datacenter").answers().get("cloud") == "on_prem"
+
+
+def test_a_situational_question_gets_the_verdict_with_cited_reasons(qa) -> None:  # type: ignore[no-untyped-def]
+    advice = advise(qa, "We're a small team fine-tuning in PyTorch on AWS with 8 GPUs, should we look at TPUs?")
+    assert advice.answer.intent == "situational"
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
+    assert advice.answer.answer.startswith("Recommendation: GPU")
+    assert advice.answer.citations and all(LABEL.match(c.label) for c in advice.answer.citations)
+    contract = advice.to_contract()
+    assert contract["profile"]["cloud"] == "other_single_cloud"
+    assert contract["recommendation"]["recommendation"] == "gpu"
+    assert len(contract["recommendation"]["next_questions"][:MAX_OPEN_QUESTIONS]) <= MAX_OPEN_QUESTIONS
+
+
+def test_a_question_about_the_hardware_is_answered_from_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
+    advice = advise(qa, "Why would a TPU sit idle?")
+    assert advice.recommendation is None and advice.profile is None
+    assert "profile" not in advice.to_contract() and not advice.answer.declined
