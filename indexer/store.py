@@ -29,11 +29,11 @@ from pathlib import Path
 
 import faiss
 import numpy as np
-from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field, ValidationError
 
-from common.errors import IndexCorruptError, IndexMissingError, IndexStoreError, ModelMismatchError
+from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError
 from indexer.chunking import Chunk, ChunkParams
+from indexer.locking import index_lock
 
 __all__ = [
     "FORMAT_VERSION",
@@ -160,41 +160,6 @@ class Store(BaseModel):
                 "the embedding model's output differs from the one that built the index (probe vector mismatch)",
                 hint=REBUILD_HINT,
             )
-
-
-class _IndexLock:
-    """A file lock on the index dir whose failures are one-line :class:`IndexStoreError` s."""
-
-    def __init__(self, index_dir: Path, timeout: float) -> None:
-        try:
-            index_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise IndexStoreError(
-                f"{index_dir}: cannot use as the index directory ({exc.strerror or exc})",
-                hint="set HWBOT_INDEX_DIR to a writable directory",
-            ) from None
-        self._dir = index_dir
-        self._timeout = timeout
-        self._lock = FileLock(str(index_dir / ".lock"), timeout=timeout)
-
-    def __enter__(self) -> "_IndexLock":
-        try:
-            self._lock.acquire()
-        except Timeout:
-            raise IndexStoreError(
-                f"{self._dir}: another hwbot process has held the index lock for {self._timeout:.0f}s"
-            ) from None
-        except OSError as exc:
-            raise IndexStoreError(f"{self._dir}: cannot lock the index ({exc.strerror or exc})") from None
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
-
-
-def index_lock(index_dir: Path, timeout: float = 600) -> _IndexLock:
-    """Held by every writer; opening it reports an unusable index dir in one line."""
-    return _IndexLock(index_dir, timeout)
 
 
 def current_generation(index_dir: Path) -> Path | None:
