@@ -108,7 +108,7 @@ def test_smoke_writes_markdown_and_plot_to_its_own_dir(smoke: tuple[subprocess.C
     text = (out / "benchmarks.md").read_text(encoding="utf-8")
     assert text.startswith("# hwbot benchmarks")
     for heading in ("## Machine", "## Targets", "## Scale", "## Index build", "## Warm answer latency", "## Batch answering",
-                    "## Answer parity", "## Cold start", "## Slack worker memory", "## Slack HTTP ack"):
+                    "## Answer parity", "## Cold start", "## Slack worker memory", "## Slack: two workers, every retry to the other one"):
         assert heading in text
     assert "| target | goal | measured | verdict |" in text
     assert text.count("\n|---") >= 8  # a markdown table per measurement
