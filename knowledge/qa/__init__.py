@@ -1,6 +1,6 @@
 """The question engine: hygiene, hybrid retrieval, curated FAQ matching, extractive answers, abstention.
 
-It never imports ``knowledge.recommend``; callers that need both join them above.
+It never imports the recommendation package; callers that need both join them above (bot.advice).
 
 Names load lazily (PEP 562): importing one light module of this package (a type, a
 loader) must not pull in FAISS, BM25 and numpy with the engine.

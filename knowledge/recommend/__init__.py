@@ -1,7 +1,7 @@
 """The recommendation engine: profile, the decision model as data, engine, explanations, flips, free text.
 
 Pure and torch-free (no numpy or faiss either), so ``hwbot recommend`` starts fast.
-It never imports ``knowledge.qa``.
+It never imports the question-answering package.
 """
 
 from knowledge.recommend.engine import Engine, Signature, Verdict, engine_for
