@@ -57,12 +57,6 @@ def _citation(label: str) -> Citation | None:
     return Citation(label=label, chunk_id=m["cid"], source=m["file"], pages=m["pages"], score=1.0)
 
 
-def _reason_sentence(factor: str) -> str:
-    """``field = value: sentence`` → the sentence (the field part is shown as "what was understood")."""
-    head, sep, tail = factor.partition(": ")
-    return tail if sep and ("=" in head or head in {"default", "gate"}) else factor
-
-
 def advise_answer(answer: Answer, question: str) -> Advice:
     """Join one QA answer with the engine's verdict when the question describes the team's situation."""
     if answer.intent != "situational":
@@ -81,7 +75,7 @@ def advise_answer(answer: Answer, question: str) -> Advice:
         cites = [c for c in (_citation(label) for label in reason.citations) if c is not None]
         if not cites:
             continue
-        text = _reason_sentence(reason.factor)
+        text = reason.sentence
         sentences.append(AnswerSentence(text=text, chunk_id=cites[0].chunk_id, role="answer"))
         parts.append(f"{text} " + " ".join(f"[{c.chunk_id}]" for c in cites[:2]))
         for c in cites[:2]:

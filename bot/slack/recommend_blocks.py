@@ -1,4 +1,4 @@
-"""Block Kit for a recommendation: the verdict, why (with citations), caveats, and what would change it.
+"""Block Kit for a recommendation: the verdict, why and what argues against it (in words, cited), caveats, and what would change it.
 
 Reasons, caveats and flips come from the scoring rules (our data), but they are still
 escaped like any other text we did not write in this module. Long lists are packed into
@@ -10,6 +10,7 @@ from __future__ import annotations
 from slack_sdk.models.blocks import Block, DividerBlock, HeaderBlock, PlainTextObject
 
 from bot.intake.questions import Questionnaire, load_questionnaire
+from bot.render import ReasonLine, reason_lines
 from bot.slack.blocks import SlackMessage, cap_blocks, context, pack_lines, section
 from bot.slack.mrkdwn import escape
 from knowledge.recommend.models import VERDICT_LABELS, Recommendation
@@ -26,6 +27,14 @@ def _pack(title: str, lines: list[str]) -> list[Block]:
     return [section(text) for text in pack_lines(lines, head=f"*{title}*")]
 
 
+def _reason_line(row: ReasonLine) -> str:
+    """``• *Cloud: Google Cloud*: ready for a TPU on this point`` then the cited sentence."""
+    line = f"• *{escape(row.answer)}*: _{escape(row.role)}_\n      {escape(row.sentence)}"
+    if row.citations:
+        line += "\n      _" + escape("; ".join(row.citations)) + "_"
+    return line
+
+
 def _field_name(field: str) -> str:
     return field.replace("_", " ")
 
@@ -37,10 +46,11 @@ def recommendation_message(
     q = questionnaire or load_questionnaire()
     verdict = KIND_NAMES.get(rec.recommendation, rec.recommendation)
     body: list[Block] = [HeaderBlock(text=PlainTextObject(text=f"Recommendation: {verdict}"))]
-    scores = " · ".join(f"{escape(KIND_NAMES.get(k, k))} {v:g}" for k, v in rec.scores.items())
-    summary = f"*Confidence:* {rec.confidence:.0%}"
-    if scores:
-        summary += f"\n*Scores:* {scores}"
+    summary = f"*Confidence:* {rec.confidence:.0%}" + (" (no unknown answer could change it)" if rec.confidence >= 1.0 else "")
+    summary += f"\n*TPU fit of the workload:* {rec.fit}"
+    if rec.confidence < 1.0:
+        shares = " · ".join(f"{escape(KIND_NAMES.get(k, k))} {v:.0%}" for k, v in rec.scores.items() if v > 0)
+        summary += f"\n*If the unknown answers were filled in:* {shares}"
     body.append(section(summary))
 
     known = profile.known()
@@ -51,15 +61,14 @@ def recommendation_message(
         lines.append(f"_Not sure about: {escape(', '.join(_field_name(f) for f in unknown))}_")
     body.extend(context(lines))
 
-    if rec.reasons:
-        reason_lines = []
-        for reason in rec.reasons:
-            line = f"• {escape(reason.factor)} `{escape(reason.effect)}`"
-            if reason.citations:
-                line += "\n      _" + escape("; ".join(reason.citations)) + "_"
-            reason_lines.append(line)
+    for_rows, against_rows = reason_lines(rec, q)
+    if for_rows or against_rows:
         body.append(DividerBlock())
-        body.extend(_pack("Why", reason_lines))
+    for title, rows in ((f"Why {verdict}", for_rows), ("What argues against it", against_rows)):
+        if rows:
+            body.extend(_pack(escape(title), [_reason_line(row) for row in rows]))
+    if rec.todo:
+        body.extend(_pack("To do before moving to TPUs", [f"{i}. {escape(step)}" for i, step in enumerate(rec.todo, 1)]))
     blocked = [f"• {escape(KIND_NAMES.get(k, k))}: {escape(msg)}" for k, msgs in rec.blocked.items() for msg in msgs]
     if blocked:
         body.extend(_pack("Ruled out", blocked))

@@ -26,15 +26,26 @@ def _direction(verdict: Verdict, leans: str, blocks: bool) -> str:
     return "for" if leans == verdict.kind else "against"
 
 
-def _effect(engine: Engine, verdict: Verdict, field: str, value: str) -> tuple[str, bool]:
+def _effect(engine: Engine, verdict: Verdict, field: str, value: str, leans: str) -> tuple[str, bool, str]:
+    """The machine-readable effect, whether the answer blocks a TPU, and the effect in words."""
     fired = [b for b in shown_blockers(verdict) if field in b.when and value in b.when[field]]
     if any(b.kind == "gate" for b in fired):
-        return "gate: no TPU here", True
+        return "gate: no TPU here", True, "rules TPUs out here"
     if fired:
-        return "blocker: " + ", ".join(b.id for b in fired), True
+        words = ("too far from a TPU to plan for now" if any(b.kind == "far" for b in fired)
+                 else "to resolve before a TPU (" + ", ".join(dict.fromkeys(b.effort for b in fired)) + ")")
+        return "blocker: " + ", ".join(b.id for b in fired), True, words
     points = engine.fit[field][value]
     fit_field = any(engine.fit[field][v] for v in engine.rules.order[field])
-    return (f"fit +{points}" if fit_field else "readiness: no blocker"), False
+    if not fit_field:
+        words = "ready for a TPU on this point" if leans == "tpu" else "no blocker, but easier on GPUs"
+        return "readiness: no blocker", False, words
+    return f"fit +{points}", False, _FIT_WORDS[min(points, len(_FIT_WORDS) - 1)]
+
+
+#: Fit points in words: how strongly an answer makes the workload a TPU workload.
+_FIT_WORDS = ("does not make this a TPU workload", "a slight pull toward a TPU", "a pull toward a TPU",
+              "a pull toward a TPU", "a strong pull toward a TPU")
 
 
 def reasons_for(engine: Engine, verdict: Verdict, answers: Mapping[str, str]) -> list[Reason]:
@@ -46,7 +57,7 @@ def reasons_for(engine: Engine, verdict: Verdict, answers: Mapping[str, str]) ->
         factor = rules.factor_for(field, value) if value != UNKNOWN else None
         if factor is None:
             continue
-        effect, blocks = _effect(engine, verdict, field, value)
+        effect, blocks, role = _effect(engine, verdict, field, value, factor.leans)
         direction = _direction(verdict, factor.leans, blocks)
         weight = 100 if effect.startswith("gate") else 50 if blocks else engine.fit[field][value]
         reason = Reason(
@@ -54,6 +65,7 @@ def reasons_for(engine: Engine, verdict: Verdict, answers: Mapping[str, str]) ->
             effect=effect,
             citations=[rules.label(c) for c in factor.citations],
             direction=direction,
+            role=role,
         )
         rows.append((0 if direction == "for" else 1, -weight * 100 + index, reason))
     reasons = [r for _, _, r in sorted(rows, key=lambda t: (t[0], t[1]))]
@@ -62,7 +74,8 @@ def reasons_for(engine: Engine, verdict: Verdict, answers: Mapping[str, str]) ->
         reasons.insert(
             sum(1 for r in reasons if r.direction == "for"),
             Reason(factor=f"default: {default.explanation}", effect="default",
-                   citations=[rules.label(c) for c in default.citations], direction="for"),
+                   citations=[rules.label(c) for c in default.citations], direction="for",
+                   role="the default when nothing rules GPUs out"),
         )
     return reasons
 
@@ -103,8 +116,9 @@ def todo_for(verdict: Verdict, answers: Mapping[str, str]) -> list[str]:
         if not fields or fields in asked:
             continue
         asked.add(fields)
-        values = " or ".join(v for f in fields for v in b.when[f])
-        steps.append(f"Confirm {' and '.join(fields)} (unknown): if it is {values}, then: {b.text}")
+        values = " or ".join(v.replace("_", " ") for f in fields for v in b.when[f])
+        names = " and ".join(f.replace("_", " ") for f in fields)
+        steps.append(f"Confirm the {names} (not answered yet): if it is {values}, then: {b.text}")
     steps.append("Then port and validate on a small TPU slice before moving the main workload.")
     return steps
 

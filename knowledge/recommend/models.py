@@ -33,6 +33,28 @@ class Reason(BaseModel):
     effect: str
     citations: list[str] = Field(default_factory=list)
     direction: Literal["for", "against"] = "for"
+    #: ``effect`` in words for people ("must be fixed before a TPU"); not part of the JSON contract,
+    #: whose reasons keep exactly factor, effect, citations and direction
+    role: str = Field(default="", exclude=True)
+
+    @property
+    def field(self) -> str | None:
+        """The profile field this reason answers (None for the GPU default)."""
+        head, sep, _ = self.factor.partition(": ")
+        name, eq, _ = head.partition(" = ")
+        return name if sep and eq else None
+
+    @property
+    def value(self) -> str | None:
+        head, sep, _ = self.factor.partition(": ")
+        _, eq, value = head.partition(" = ")
+        return value if sep and eq else None
+
+    @property
+    def sentence(self) -> str:
+        """The explanation alone, without the ``field = value:`` or ``default:`` head."""
+        head, sep, tail = self.factor.partition(": ")
+        return tail if sep and (" = " in head or head == "default") else self.factor
 
 
 class BlockerItem(BaseModel):

@@ -73,9 +73,14 @@ def test_text_output_shows_reasons_caveats_and_flips(tmp_path: Path, env: dict[s
     out = proc.stdout
     assert out.startswith("Recommendation: GPU now, TPU later")
     assert "Confidence: 1.00" in out
-    assert "Why:" in out and "[file_gpu001:c0001] gpu_tpu_lesson_notes.md p1-1" in out
+    assert "Why GPU now, TPU later:" in out and "[file_gpu001:c0001] gpu_tpu_lesson_notes.md p1-1" in out
+    # reasons in words: what each answer does, never fit points or rule ids
+    assert "fit +" not in out and "blocker:" not in out and "[readiness" not in out
+    assert "to resolve before a TPU (until stable)" in out and "a strong pull toward a TPU" in out
+    assert "What argues against it:" in out and "no blocker, but easier on GPUs" in out
+    assert "To do before moving to TPUs:" in out
     assert "Caveats:" in out and "TPU means Google Cloud only" in out
-    assert "What would change this:" in out and "custom_kernels: critical → gpu" in out
+    assert "What would change this:" in out and "custom kernels: critical → GPU" in out
 
 
 @pytest.mark.parametrize(

@@ -25,11 +25,19 @@ def test_a_valid_submission_closes_the_modal_and_sends_the_recommendation(bot: R
     assert body["channel"] == "UASKER01"  # sent to the person, as a DM from the app
     expected = recommend(parse_profile(TPU_FRIENDLY))
     assert f"Recommendation: {KIND_NAMES[expected.recommendation]}" in text
-    assert "*Why*" in text
+    verdict = KIND_NAMES[expected.recommendation]
+    assert f"*Why {verdict}*" in text
     for reason in expected.reasons:
-        assert reason.factor in text
+        assert reason.sentence in text and reason.role in text
         for label in reason.citations:
             assert label in text
+    # reasons read in words, never as a points ledger, and those against the verdict stand apart
+    assert "fit +" not in text and "blocker:" not in text
+    against = [r for r in expected.reasons if r.direction == "against"]
+    if against:
+        head = text.index("*What argues against it*")
+        assert all(text.index(r.sentence) > head for r in against)
+        assert all(text.index(r.sentence) < head for r in expected.reasons if r.direction == "for")
     assert "*What would change this*" in text
     for caveat in expected.caveats:
         assert caveat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in text
