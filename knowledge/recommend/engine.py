@@ -11,25 +11,30 @@ the known answers, and the atoms an unknown answer *could* add. That makes the e
   memoized, so ``hwbot recommend`` stays well under a second without NumPy;
 * checkable: the monotonicity test walks all 6,144,000 profiles through this same code.
 
-Partial profiles: an unknown answer adds 0 fit points (the worst any answer gives) and no
-atoms, but if its worst value would add a blocker the readiness is ``pending``. So ``tpu``
-needs high or medium fit *established* by known answers and no unknown that could block.
+Partial profiles: an unknown answer adds no atoms, but if its worst value would add a
+blocker the readiness is ``pending``. Toward the fit level it adds its *expected* points
+under the priors (``unknown_fit = "expected"``; 0, the worst, with ``"worst"``): a team that
+says "a 70B model in JAX on a pod, the architecture is frozen" and nothing about its priority
+describes a TPU-shaped workload, and reading the unsaid priority as the worst answer would
+call that fit medium. A plain ``tpu`` still needs the fit the known answers establish on
+their own (else the verdict is the staged one) and no unknown that could block.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 from knowledge.recommend.rules import Blocker, Far, RuleSet
 
 __all__ = ["Engine", "Signature", "Verdict", "engine_for", "entropy"]
 
-#: (fit capped at fit_high, atoms of the known answers, atoms unknown answers could add
-#: beyond those); the decision reads nothing else
-Signature = tuple[int, int, int]
+#: (fit of the known answers capped at fit_high, atoms of the known answers, atoms unknown
+#: answers could add beyond those, fit the unknown answers are expected to add, capped so the
+#: sum stays within fit_high); the decision reads nothing else
+Signature = tuple[int, int, int, int]
 _State = tuple[int, int]
 #: The merged state of completions that decide ``gpu`` whatever else is answered.
 _GPU: _State = (-1, 0)
@@ -61,6 +66,8 @@ class Engine:
     atoms: dict[str, dict[str, int]] = field(default_factory=dict)
     #: field -> atoms its worst value sets: what an unknown answer could add
     could: dict[str, int] = field(default_factory=dict)
+    #: field -> fit points an unknown answer is expected to add (0 under ``unknown_fit = "worst"``)
+    guess: dict[str, int] = field(default_factory=dict)
     blocker_masks: list[tuple[Blocker, int]] = field(default_factory=list)
     far_masks: list[tuple[Far, int]] = field(default_factory=list)
     _decided: dict[Signature, Verdict] = field(default_factory=dict)
@@ -91,18 +98,23 @@ class Engine:
                 self.fit[f][v] = min(cap, factor.fit if factor else 0)
                 self.atoms[f][v] = _or(bit for (bf, vs), bit in bits.items() if bf == f and v in vs)
             self.could[f] = self.atoms[f][self.rules.order[f][-1]]
+            expected = sum(q * self.fit[f][v] for v, q in self.rules.priors[f].items())
+            self.guess[f] = math.floor(expected + 1e-9) if self.rules.decision.unknown_fit == "expected" else 0
 
     # --- one profile -------------------------------------------------------------
     def signature(self, answers: Mapping[str, str]) -> Signature:
-        fit = atoms = could = 0
+        fit = atoms = could = guess = 0
         for f in FIELD_VALUES:
             v = answers.get(f, UNKNOWN)
             if v == UNKNOWN:
                 could |= self.could[f]
+                guess += self.guess[f]
             else:
                 fit += self.fit[f][v]
                 atoms |= self.atoms[f][v]
-        return (min(fit, self.rules.decision.fit_high), atoms, could & ~atoms)
+        cap = self.rules.decision.fit_high
+        fit = min(fit, cap)
+        return (fit, atoms, could & ~atoms, min(guess, cap - fit))
 
     def fit_level(self, fit: int) -> str:
         d = self.rules.decision
@@ -113,11 +125,11 @@ class Engine:
         hit = self._decided.get(sig)
         if hit is not None:
             return hit
-        fit, atoms, could = sig
+        fit, atoms, could, guess = sig
         fired = tuple(b for b, m in self.blocker_masks if m & atoms == m)
         possible = tuple(b for b, m in self.blocker_masks if m & atoms != m and m & (atoms | could) == m)
         fars = tuple(f for f, m in self.far_masks if m & atoms == m)
-        level = self.fit_level(fit)
+        level = self.fit_level(fit + guess)
         if any(b.kind == "gate" for b in fired):
             readiness, kind = "gated", "gpu"
         else:
@@ -130,12 +142,29 @@ class Engine:
             else:
                 readiness = "ready"
             kind = self.rules.table[(level, readiness)]
+            if kind == "tpu" and self.rules.table[(self.fit_level(fit), readiness)] != "tpu":
+                kind = "gpu_then_tpu"  # the TPU fit is expected, not yet established by answers
         verdict = Verdict(kind, level, readiness, fired, fars, possible)
         self._decided[sig] = verdict
         return verdict
 
     def decide(self, answers: Mapping[str, str]) -> Verdict:
-        return self.decide_signature(self.signature(answers))
+        """The table's verdict, kept between the lower and upper median of the completions.
+
+        With unknown answers the table reads what is known plus what is expected; when most
+        completions of the unknowns would decide otherwise (a workload that only fits a TPU
+        if the unsaid cloud turns out to be Google's), the verdict moves to the median, so
+        the answer is the one the likely completions share. It never rises to ``tpu`` unless
+        the table says so (``tpu`` needs no unknown that could block). Every completion's
+        verdict is monotone, so its medians are, and so is this clamp of monotone functions.
+        """
+        verdict = self.decide_signature(self.signature(answers))
+        if all(answers.get(f, UNKNOWN) != UNKNOWN for f in FIELD_VALUES):
+            return verdict
+        low, high = _medians(self.verdict_distribution(answers))
+        rank = _RANK[verdict.kind]
+        kind = _KINDS[min(max(rank, low), high, max(rank, _RANK["gpu_then_tpu"]))]
+        return verdict if kind == verdict.kind else replace(verdict, kind=kind)
 
     # --- completions of the unknown answers -------------------------------------
     def _absorbing(self, atoms: int) -> bool:
@@ -180,7 +209,7 @@ class Engine:
 
     def verdict_distribution(self, answers: Mapping[str, str]) -> dict[str, float]:
         """P(verdict of the completed profile) over the completions of the unknown answers."""
-        fit, atoms, _ = self.signature(answers)
+        fit, atoms, _, _ = self.signature(answers)
         unknown = frozenset(f for f in FIELD_VALUES if answers.get(f, UNKNOWN) == UNKNOWN)
         key = (fit, atoms, unknown)
         hit = self._dists.get(key)
@@ -189,7 +218,7 @@ class Engine:
         cap = self.rules.decision.fit_high
         dist = {"gpu": 0.0, "gpu_then_tpu": 0.0, "tpu": 0.0}
         for (f, a), p in self.spread(unknown).items():
-            kind = "gpu" if f < 0 else self.decide_signature((min(cap, fit + f), atoms | a, 0)).kind
+            kind = "gpu" if f < 0 else self.decide_signature((min(cap, fit + f), atoms | a, 0, 0)).kind
             dist[kind] += p
         self._dists[key] = dist
         return dist
@@ -219,6 +248,25 @@ class Engine:
                 continue
             scored.append((sum(q * entropy(d) for q, d in after), i, f))
         return [f for _, _, f in sorted(scored)]
+
+
+_KINDS = ("gpu", "gpu_then_tpu", "tpu")
+_RANK = {k: i for i, k in enumerate(_KINDS)}
+
+
+def _medians(dist: Mapping[str, float]) -> tuple[int, int]:
+    """Ranks of the lower and upper median verdict (GPU -> staged -> TPU) of a distribution."""
+    below = above = 0.0
+    low = high = None
+    for i, kind in enumerate(_KINDS):
+        below += dist.get(kind, 0.0)
+        if low is None and below >= 0.5 - 1e-9:
+            low = i
+    for i in reversed(range(len(_KINDS))):
+        above += dist.get(_KINDS[i], 0.0)
+        if high is None and above >= 0.5 - 1e-9:
+            high = i
+    return (low if low is not None else 0), (high if high is not None else 0)
 
 
 def _or(masks: Iterable[int]) -> int:

@@ -163,6 +163,10 @@ class DecisionParams(BaseModel):
 
     fit_high: int = Field(ge=1)
     fit_medium: int = Field(ge=1)
+    #: How an unanswered fit question counts toward the fit level the table reads:
+    #: "worst" (0 points) or "expected" (its points averaged under the priors, rounded down).
+    #: A plain TPU verdict always needs the fit the known answers establish on their own.
+    unknown_fit: Literal["worst", "expected"] = "worst"
 
     @model_validator(mode="after")
     def _ordered(self) -> "DecisionParams":
