@@ -4,7 +4,8 @@ Run at load on every rule set (a model that fails one is refused with a ``RuleEr
 
 * ``[order]`` lists, for every profile field, exactly its real values, best for a TPU first;
 * every real answer has exactly one factor, and fit points never rise down the order and
-  end at 0 (so an unknown answer, counted 0, is the worst case);
+  end at 0 (the worst answer adds nothing; an unknown one adds 0 or its expected points,
+  ``[decision] unknown_fit``, and is not a step in the order);
 * every blocker, far and caveat-for-``tpu`` condition is checked against the order: a
   blocker or far condition names a *tail* of it (the worst values), so a worse answer can
   only add blockers; a caveat shown with ``tpu`` never fires on an answer that blocks;
