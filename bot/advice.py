@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
     from knowledge.qa.engine import QAEngine
 
-__all__ = ["Advice", "advise", "advise_answer", "MAX_REASONS", "MAX_OPEN_QUESTIONS"]
+__all__ = ["Advice", "advise", "advise_answer", "MAX_REASONS", "MAX_AGAINST", "MAX_OPEN_QUESTIONS"]
 
 #: The answer gives the strongest reasons only; the full list is in ``recommendation``.
 MAX_REASONS = 3
+#: At most this many reasons against the verdict, after the reasons for it.
+MAX_AGAINST = 1
 #: "1-3 unknown answers that could still change it."
 MAX_OPEN_QUESTIONS = 3
 
@@ -57,27 +59,52 @@ def _citation(label: str) -> Citation | None:
     return Citation(label=label, chunk_id=m["cid"], source=m["file"], pages=m["pages"], score=1.0)
 
 
+#: Speaking of one's own team: "we train ...", "our model ...", "my team ...".
+_FIRST_PERSON = re.compile(r"\b(we|we'?re|we'?ve|our|ours|us|my team|my company|i'?m|i am|i have)\b", re.IGNORECASE)
+#: A choice question ("... TPU or GPU?") that describes the team's own setup in this many
+#: understood profile fields is answered by the engine, like a situational one.
+MIN_FIELDS_FOR_A_CHOICE = 2
+
+
+def _describes_the_team(answer: Answer, question: str, understood: int) -> bool:
+    if answer.intent == "situational":
+        return understood > 0
+    return (answer.intent in ("comparison", "yes_no") and understood >= MIN_FIELDS_FOR_A_CHOICE
+            and _FIRST_PERSON.search(question) is not None)
+
+
 def advise_answer(answer: Answer, question: str) -> Advice:
-    """Join one QA answer with the engine's verdict when the question describes the team's situation."""
-    if answer.intent != "situational":
+    """Join one QA answer with the engine's verdict when the question describes the team's situation.
+
+    Situational questions ("we are ..., should we ...?") go to the engine whenever the text
+    states anything about the team. A choice question ("we train a 70B model in JAX on a
+    pod; TPU or GPU?") goes there too when it speaks of the team and states at least two
+    profile answers: the general notes would answer a question nobody asked.
+    """
+    if answer.intent not in ("situational", "comparison", "yes_no"):
         return Advice(answer)
     extraction = profile_from_text(question)
-    if not extraction.fields:
+    if not _describes_the_team(answer, question, len(extraction.fields)):
         return Advice(answer)  # nothing about the team was stated: the cited notes answer it
     profile = extraction.profile()
     rec = recommend(profile)
     understood = ", ".join(f"{f.replace('_', ' ')} {v.replace('_', ' ')}" for f, v in profile.known().items())
-    sentences = [AnswerSentence(text=f"Recommendation: {VERDICT_LABELS[rec.recommendation]} (from {understood}).",
-                                chunk_id="", role="verdict")]
+    odds = "" if rec.confidence >= 1.0 else f"; {rec.confidence:.0%} of the ways the open questions could be answered keep it"
+    lead = f"Recommendation: {VERDICT_LABELS[rec.recommendation]} (from {understood}{odds})."
+    sentences = [AnswerSentence(text=lead, chunk_id="", role="verdict")]
     citations: dict[str, Citation] = {}
-    parts = [sentences[0].text]
-    for reason in [r for r in rec.reasons if r.direction == "for"][:MAX_REASONS]:
+    parts = [lead]
+    chosen = [r for r in rec.reasons if r.direction == "for"][:MAX_REASONS]
+    # the strongest answer against the verdict, so a GPU verdict does not hide the TPU signals
+    chosen += [r for r in rec.reasons if r.direction == "against"][:MAX_AGAINST]
+    for reason in chosen:
         cites = [c for c in (_citation(label) for label in reason.citations) if c is not None]
         if not cites:
             continue
         text = reason.sentence
         sentences.append(AnswerSentence(text=text, chunk_id=cites[0].chunk_id, role="answer"))
-        parts.append(f"{text} " + " ".join(f"[{c.chunk_id}]" for c in cites[:2]))
+        head = "On the other side: " if reason.direction == "against" else ""
+        parts.append(f"{head}{text} " + " ".join(f"[{c.chunk_id}]" for c in cites[:2]))
         for c in cites[:2]:
             citations.setdefault(c.chunk_id, c)
     open_fields = rec.next_questions[:MAX_OPEN_QUESTIONS]

@@ -48,3 +48,30 @@ def test_a_question_about_the_hardware_is_answered_from_the_notes(qa) -> None:  
     advice = advise(qa, "Why would a TPU sit idle?")
     assert advice.recommendation is None and advice.profile is None
     assert "profile" not in advice.to_contract() and not advice.answer.declined
+
+
+def test_a_choice_question_about_our_own_setup_goes_to_the_engine(qa) -> None:  # type: ignore[no-untyped-def]
+    question = "We train a 70B model in JAX on GCP on 512 chips, the architecture is frozen. TPU or GPU?"
+    advice = advise(qa, question)
+    assert advice.recommendation is not None and advice.profile is not None
+    assert advice.profile.known() == {
+        "architecture_changes": "rarely", "framework": "jax", "cloud": "google_cloud",
+        "workload": "training", "scale": "massive",
+    }
+    # the textbook TPU workload, with kernels, pipeline and time unsaid: staged, never plain GPU
+    assert advice.recommendation.recommendation == "gpu_then_tpu"
+    assert advice.answer.answer.startswith("Recommendation: GPU now, TPU later")
+    assert "of the ways the open questions could be answered keep it" in advice.answer.answer
+
+
+def test_a_general_choice_question_stays_with_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
+    for question in ["TPU or GPU for massive training?", "Is a TPU cheaper than a GPU for training in JAX?"]:
+        advice = advise(qa, question)
+        assert advice.recommendation is None, question
+
+
+def test_a_gpu_verdict_still_names_the_strongest_answer_against_it(qa) -> None:  # type: ignore[no-untyped-def]
+    advice = advise(qa, "We're on AWS with critical custom CUDA kernels, training on 256 GPUs. Should we move to TPUs?")
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
+    against = [r for r in advice.recommendation.reasons if r.direction == "against"]
+    assert against and f"On the other side: {against[0].sentence}" in advice.answer.answer
