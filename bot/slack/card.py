@@ -35,7 +35,7 @@ from bot.slack.runtime import SlackRuntime
 from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
 
-__all__ = ["post_recommendation_card", "card_message", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE"]
+__all__ = ["post_recommendation_card", "card_message", "whatif_controls", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE"]
 
 log = logging.getLogger("hwbot.slack.card")
 
@@ -70,12 +70,21 @@ def _controls(runtime: SlackRuntime, card_id: str, profile: WorkloadProfile) -> 
     return rows
 
 
-def card_message(runtime: SlackRuntime, profile: WorkloadProfile, rec: Recommendation, card_id: str | None = None) -> SlackMessage:
-    """Store the profile under ``card_id`` (new if None) and render the card."""
+def whatif_controls(runtime: SlackRuntime, profile: WorkloadProfile, card_id: str | None = None) -> list[dict[str, Any]]:
+    """Store the profile under ``card_id`` (new if None); the menus and Refine button that act on it.
+
+    A situational answer carries these too: a change turns that answer into the full card.
+    """
     card_id = card_id or uuid.uuid4().hex
     runtime.state.put(_CARDS, card_id, profile.model_dump_json(), ttl=_CARD_TTL)
+    lead = context(["_Change any answer to see the verdict change:_"])
+    return [b.to_dict() for b in [*lead, *_controls(runtime, card_id, profile)]]
+
+
+def card_message(runtime: SlackRuntime, profile: WorkloadProfile, rec: Recommendation, card_id: str | None = None) -> SlackMessage:
+    """Store the profile under ``card_id`` (new if None) and render the card."""
+    controls = whatif_controls(runtime, profile, card_id)
     base = recommendation_message(rec, profile, runtime.questionnaire)
-    controls = [b.to_dict() for b in [*context(["_Change any answer to see the verdict change:_"]), *_controls(runtime, card_id, profile)]]
     blocks = base.blocks[: MAX_BLOCKS - len(controls)] + controls
     return SlackMessage(text=base.text, blocks=blocks)
 

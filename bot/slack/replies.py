@@ -7,7 +7,8 @@ feedback buttons and the same escalation offer.
 
 from __future__ import annotations
 
-from bot.slack.blocks import SlackMessage, answer_message
+from bot.slack.blocks import MAX_BLOCKS, SlackMessage, answer_message
+from bot.slack.card import whatif_controls
 from bot.slack.runtime import SlackRuntime
 from knowledge.qa.models import Answer
 
@@ -15,8 +16,16 @@ __all__ = ["answer_to_message"]
 
 
 def answer_to_message(runtime: SlackRuntime, question: str, *, echo_question: bool) -> tuple[Answer, SlackMessage]:
-    """Ask the engine and render the answer with feedback buttons: ``(Answer, SlackMessage)``."""
-    answer = runtime.engine.ask(question)
+    """Ask the engine and render the answer with feedback buttons: ``(Answer, SlackMessage)``.
+
+    A situational answer (the team described its setup) also gets the card's what-if menus,
+    set to what was understood, so a wrong reading is one click to fix, not a new message.
+    """
+    advice = runtime.engine.ask(question)
+    answer = advice.answer
     answer_id = runtime.feedback.remember(answer)
     message = answer_message(answer, answer_id, echo_question=echo_question, escalate=bool(runtime.escalation_channel) and answer.declined)
+    if advice.profile is not None and advice.recommendation is not None:
+        controls = whatif_controls(runtime, advice.profile)
+        message = SlackMessage(text=message.text, blocks=message.blocks[: MAX_BLOCKS - len(controls)] + controls)
     return answer, message

@@ -29,18 +29,18 @@ from bot.slack.feedback import FeedbackStore
 from bot.slack.settings import SlackSettings
 from bot.slack.threads import ThreadMemory
 from bot.state import StateStore
-from knowledge.qa.models import Answer
 from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import WorkloadProfile
 
 if TYPE_CHECKING:  # pragma: no cover
+    from bot.advice import Advice
     from knowledge.qa.engine import QAEngine
 
 __all__ = ["SlackEngine", "EngineAnswers", "SlackRuntime", "new_worker_id"]
 
 
 class SlackEngine(Protocol):
-    def ask(self, question: str) -> Answer: ...
+    def ask(self, question: str) -> "Advice": ...
 
     def recommend(self, profile: WorkloadProfile) -> Recommendation: ...
 
@@ -70,12 +70,13 @@ class EngineAnswers:
 
         return cls(get_engine(index_dir, progress=False))
 
-    def ask(self, question: str) -> Answer:
+    def ask(self, question: str) -> "Advice":
+        """The cited answer, with the profile and verdict when the question was situational."""
         from bot.advice import advise
 
         with self._lock:
             # A situational question gets the engine's verdict, as in the CLI and the REPL.
-            return advise(self._engine, question).answer
+            return advise(self._engine, question)
 
     def recommend(self, profile: WorkloadProfile) -> Recommendation:
         return self._recommend(profile)

@@ -214,7 +214,7 @@ settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-startup", SLACK_SIGNING_SECRE
 core = EngineAnswers.open()
 state = SqliteStateStore(Path(sys.argv[1]).with_name("state.sqlite3"))
 app = build_app(SlackRuntime(settings=settings, engine=core, state=state, feedback=FeedbackStore(settings.feedback_db)))
-print(type(app).__name__, core.ask("Why are GPUs the default accelerator?").citations[0].label)
+print(type(app).__name__, core.ask("Why are GPUs the default accelerator?").answer.citations[0].label)
 """
 
 

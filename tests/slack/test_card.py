@@ -59,3 +59,37 @@ def test_a_forged_value_changes_nothing_and_refine_opens_the_modal_prefilled(bot
     assert bot.fake.calls("chat.update") == []
     initial = {b["element"]["action_id"]: b["element"].get("initial_option", {}).get("value") for b in view["blocks"] if b["type"] == "input"}
     assert initial["cloud"] == "google_cloud" and initial["stage"] == TPU_FRIENDLY["stage"]
+
+
+def test_a_situational_mention_carries_menus_set_to_what_was_understood(bot: RunningBot) -> None:
+    from tests.harness.slack_requests import mention
+
+    question = "we're on AWS, PyTorch with a few custom CUDA kernels, 8 GPUs, the model changes every week. should we move to TPUs?"
+    bot.sender.event(mention(question))
+    post = bot.fake.wait_for("chat.postMessage")[0].body
+    text = "\n".join(block_texts(post["blocks"]))
+    assert "*Recommendation:* GPU (from " in text
+    understood = {"cloud": "other_single_cloud", "framework": "pytorch", "custom_kernels": "some",
+                  "scale": "multi_device", "architecture_changes": "often"}
+    for field, value in understood.items():
+        assert _select(post["blocks"], field)["initial_option"]["value"].endswith(f"|{value}"), field
+    assert _select(post["blocks"], "optimization_time")["initial_option"]["value"].endswith("|unknown")  # not said
+    assert len(post["blocks"]) <= 50
+
+    # fixing one reading turns the answer into the full card, re-scored
+    cloud = _select(post["blocks"], "cloud")
+    gcp = next(o for o in cloud["options"] if o["value"].endswith("|google_cloud"))
+    action = {"action_id": cloud["action_id"], "type": "static_select", "selected_option": gcp, "block_id": "x", "action_ts": "1"}
+    assert bot.sender.interactive(_click(post, action)).status == 200
+    update = bot.fake.wait_for("chat.update")[0].body
+    after = recommend(parse_profile({**understood, "cloud": "google_cloud"}))
+    assert f"Recommendation: {KIND_NAMES[after.recommendation]}" in "\n".join(block_texts(update["blocks"]))
+    assert _select(update["blocks"], "cloud")["initial_option"]["value"].endswith("|google_cloud")
+
+
+def test_a_question_about_the_hardware_has_no_menus(bot: RunningBot) -> None:
+    from tests.harness.slack_requests import mention
+
+    bot.sender.event(mention("Why would a TPU sit idle?"))
+    post = bot.fake.wait_for("chat.postMessage")[0].body
+    assert not [b for b in post["blocks"] if b["type"] == "actions" and b.get("block_id", "").startswith("hwbot_whatif")]
