@@ -125,8 +125,8 @@ def _offer_text(ctx: _Ctx, state: IntakeState) -> str:
         return (f"Your answers already settle it: {VERDICT_LABELS[settled]}. "
                 f"{_plural(left, 'question')} skipped; answer {them} anyway? (yes/no)")
     now = VERDICT_LABELS[ctx.engine.decide(state.known()).kind]
-    return (f"None of the {_plural(left, 'question')} left can change the verdict on its own "
-            f"({now} for now); answer {them} anyway? (yes/no)")
+    return (f"None of the {_plural(left, 'question')} left can change the verdict on its own; "
+            f"what you skipped keeps it open ({now} for now). Answer {them} anyway? (yes/no)")
 
 
 def _confirm_text(ctx: _Ctx, state: IntakeState) -> str:

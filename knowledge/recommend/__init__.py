@@ -32,6 +32,7 @@ from knowledge.recommend.questioning import (
     next_field,
     questions_asked,
     settled_verdict,
+    stopping_points,
 )
 from knowledge.recommend.rules import (
     FIT_LEVELS,
@@ -102,4 +103,5 @@ __all__ = [
     "settled_verdict",
     "questions_asked",
     "QuestionsAsked",
+    "stopping_points",
 ]

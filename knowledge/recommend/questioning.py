@@ -18,14 +18,15 @@ stands for all the profiles that share its answers, weighted by how many they ar
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from math import prod
 
 from knowledge.recommend.engine import Engine
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
-__all__ = ["gate_fields", "intake_order", "settled_verdict", "next_field", "QuestionsAsked", "questions_asked"]
+__all__ = ["gate_fields", "intake_order", "settled_verdict", "next_field", "QuestionsAsked", "questions_asked",
+           "stopping_points"]
 
 
 def gate_fields(engine: Engine) -> tuple[str, ...]:
@@ -83,28 +84,38 @@ class QuestionsAsked:
     histogram: dict[int, int]
 
 
+def stopping_points(engine: Engine) -> Iterator[tuple[dict[str, str], int]]:
+    """Every place the intake stops for a person who answers everything and declines the rest.
+
+    Yields the answers given (a leaf of the decision tree) and how many fully known profiles
+    end there: the product of the value counts of the fields never asked. The leaves
+    partition all fully known profiles.
+    """
+    values = {f: tuple(v for v in vs if v != UNKNOWN) for f, vs in FIELD_VALUES.items()}
+
+    def walk(answers: dict[str, str]) -> Iterator[tuple[dict[str, str], int]]:
+        f = next_field(engine, answers, answers)
+        if f is None:
+            yield dict(answers), prod(len(values[g]) for g in FIELD_VALUES if g not in answers)
+            return
+        for v in values[f]:
+            answers[f] = v
+            yield from walk(answers)
+            del answers[f]
+
+    yield from walk({})
+
+
 def questions_asked(engine: Engine) -> QuestionsAsked:
     """Simulate the intake for every fully known profile (every field answered, none skipped).
 
     The person answers each question with their profile's value and declines the offer to
-    answer the rest. Walks the decision tree rather than the profiles: a leaf after ``k``
-    questions covers the product of the value counts of the fields never asked.
+    answer the rest. Walks the decision tree (:func:`stopping_points`) rather than the
+    profiles, so the whole measure takes about a second.
     """
-    values = {f: tuple(v for v in vs if v != UNKNOWN) for f, vs in FIELD_VALUES.items()}
     histogram: dict[int, int] = {}
-
-    def walk(answers: dict[str, str]) -> None:
-        f = next_field(engine, answers, answers)
-        if f is None:
-            weight = prod(len(values[g]) for g in FIELD_VALUES if g not in answers)
-            histogram[len(answers)] = histogram.get(len(answers), 0) + weight
-            return
-        for v in values[f]:
-            answers[f] = v
-            walk(answers)
-            del answers[f]
-
-    walk({})
+    for answers, weight in stopping_points(engine):
+        histogram[len(answers)] = histogram.get(len(answers), 0) + weight
     total = sum(histogram.values())
     mean = sum(k * n for k, n in histogram.items()) / total
     return QuestionsAsked(profiles=total, mean=mean, worst=max(histogram), histogram=dict(sorted(histogram.items())))
