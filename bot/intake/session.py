@@ -63,7 +63,7 @@ def intake_session(
     saved = store.load(key) if resume else None
     if saved is not None and saved.status == "asking" and saved.answers:
         turn = resume_turn(saved, q)
-        write(f"Resuming your intake after {len(saved.asked)} answered ('restart' to start over).")
+        write(f"Resuming your intake: {len(saved.asked)} answered so far ('restart' to start over).")
     else:
         turn = start(q)
         write(

@@ -232,5 +232,5 @@ def test_run_intake_session_is_reusable_by_other_front_ends(tmp_path: Path) -> N
     rest = iter(["skip"] * 9)
     out: list[str] = []
     rec = run_intake_session(lambda p: next(rest, None), out.append, key="repl:3", store=store)
-    assert rec is not None and out[0] == "Resuming your intake after 2 answered ('restart' to start over)."
+    assert rec is not None and out[0] == "Resuming your intake: 2 answered so far ('restart' to start over)."
     assert out[1].startswith("Question 3 (at most 11): ")
