@@ -107,3 +107,14 @@ def test_nothing_understood_gets_a_short_hint() -> None:
         "How big are the jobs? 1 A single accelerator, 2 Several accelerators, 3 Massive; "
         "'skip' if not sure, 'help' for more."
     )
+
+
+def test_a_stated_field_that_settles_the_verdict_ends_the_questions() -> None:
+    assert profile_from_text("our models are in MXNet").answers() == {"framework": "other"}
+    turn = advance(at("scale", GCP), "our models are in MXNet")
+    assert turn.event == "offer" and turn.state.volunteered == {"framework": "scale"}
+    assert "scale" not in turn.state.asked  # the question became moot, so it was not pressed
+    assert turn.text == (
+        'also noted: framework = Something else ("MXNet")\n'
+        "Your answers already settle it: GPU. 9 questions skipped; answer them anyway? (yes/no)"
+    )
