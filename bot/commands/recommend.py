@@ -109,7 +109,7 @@ def run_recommend(profile: Path | None, as_json: bool = False) -> None:
         return
     if result.outcome == "eof" and not interactive:
         raise InputError(
-            f"input ended after {result.answered} of {result.total} intake answers; "
-            "give one answer per line, or use --profile FILE"
+            f"input ended after {result.answered} intake answers, before the intake finished "
+            f"(it asks at most {result.total}); give one answer per line, or use --profile FILE"
         )
     sys.exit(EXIT_FAILURE)

@@ -1,9 +1,10 @@
-"""The frontend-agnostic intake: questions as data, the dialog state machine, its store and the session loop.
+"""The frontend-agnostic intake: questions as data, the adaptive dialog, its state and store, the session loop.
+
+Which question comes next is not decided here: :mod:`knowledge.recommend.questioning` picks it.
 """
 
 from bot.intake.dialog import (
     MAX_ANSWER_CHARS,
-    IntakeState,
     Turn,
     advance,
     render_question,
@@ -18,6 +19,7 @@ from bot.intake.questions import (
     Commands,
     Question,
     Questionnaire,
+    Replies,
     load_questionnaire,
     normalize_answer,
 )
@@ -27,6 +29,7 @@ from bot.intake.session import (
     intake_session,
     run_intake_session,
 )
+from bot.intake.state import IntakeState, Pending
 from bot.intake.store import (
     DB_NAME,
     IntakeStore,
@@ -37,11 +40,13 @@ __all__ = [
     "AnswerOption",
     "Question",
     "Commands",
+    "Replies",
     "Questionnaire",
     "load_questionnaire",
     "normalize_answer",
     "COMMAND_NAMES",
     "IntakeState",
+    "Pending",
     "Turn",
     "start",
     "resume",

@@ -1,51 +1,45 @@
-"""The intake dialog: an ordered state machine over the questions, for any front end.
+"""The intake dialog: an adaptive state machine over the questions, for any front end.
 
 Front ends only move text: they show :attr:`Turn.text`, read a line, and call
-:func:`advance`. The state is a small pydantic model that round-trips through JSON, so
-:mod:`bot.intake.store` can persist it between messages (a Slack thread, a terminal
-that was closed) and a dialog resumes exactly where it stopped.
+:func:`advance`. The state (:class:`~bot.intake.state.IntakeState`) round-trips through
+JSON, so :mod:`bot.intake.store` can persist it between messages and a dialog resumes
+exactly where it stopped.
 
-Rules of the dialog:
+What is asked, and when to stop, is the engine's decision
+(:mod:`knowledge.recommend.questioning`): the gate first, then the question whose answer
+says most about the verdict; once no answer left can change the verdict the dialog says
+so and offers the rest ("answer them anyway?"). Rules of the dialog:
 
 * answers are accepted by option number, value, label or synonym (``1``, ``pytorch``,
-  ``torch``, ``PyTorch 2``);
+  ``torch``, ``PyTorch 2``); anything else is read by the extractor
+  (:mod:`bot.intake.understand`): what it understands is echoed, what it finds ambiguous
+  is asked (yes/no), and other fields stated in passing are kept when unambiguous;
 * ``skip`` / ``not sure`` records ``unknown``; ``back`` returns to the previous
-  question, ``restart`` clears everything, ``cancel`` ends the dialog, ``help`` explains
-  the current question;
-* anything else re-asks the same question with its options. No input can raise.
+  question, ``restart`` clears everything, ``cancel`` ends the dialog, ``help`` explains;
+* what is not understood at all gets a one-line hint, the whole question only after
+  repeated misses. No input can raise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from bot.intake.questions import Question, Questionnaire, load_questionnaire
-from knowledge.recommend.profile import UNKNOWN, WorkloadProfile, parse_profile
+from bot.intake.state import IntakeState
+from bot.intake.understand import read_answer
+from knowledge.recommend.engine import Engine
+from knowledge.recommend.models import VERDICT_LABELS
+from knowledge.recommend.profile import UNKNOWN
+from knowledge.recommend.questioning import gate_fields, next_field, settled_verdict
+from knowledge.recommend.scoring import shipped_engine
 
 __all__ = ["IntakeState", "Turn", "start", "resume", "advance", "render_question", "summary", "MAX_ANSWER_CHARS"]
 
-#: Longer input is not an answer to a multiple-choice question; it is cut before matching
-#: so a pasted essay cannot slow the matcher or bloat the stored state.
+#: Longer input is cut before matching so a pasted essay cannot slow the matcher or bloat
+#: the stored state.
 MAX_ANSWER_CHARS = 200
-
-Status = Literal["asking", "done", "cancelled"]
-
-
-class IntakeState(BaseModel):
-    """Where a dialog stands. JSON-serializable; stored per conversation key."""
-
-    position: int = Field(default=0, ge=0)
-    answers: dict[str, str] = Field(default_factory=dict)
-    status: Status = "asking"
-    #: How many invalid answers in a row for the current question (front ends may offer help).
-    misses: int = Field(default=0, ge=0)
-
-    def profile(self) -> WorkloadProfile:
-        """The answers as a validated profile (unanswered fields are unknown)."""
-        return parse_profile(dict(self.answers), origin="intake")
+#: After this many unusable answers in a row the whole question is shown again, not a hint.
+FULL_REPEAT_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -54,7 +48,7 @@ class Turn:
 
     state: IntakeState
     text: str
-    #: "answered", "skipped", "back", "restart", "cancel", "help", "invalid", "start", "done"
+    #: start, answered, skipped, noted, confirm, offer, back, restart, cancel, help, invalid, done
     event: str
 
     @property
@@ -66,96 +60,249 @@ class Turn:
         return self.state.status == "cancelled"
 
 
-def render_question(q: Questionnaire, position: int, current: str | None = None) -> str:
-    """The question, its numbered options and how to answer, as plain text."""
-    question = q.questions[position]
-    lines = [f"Question {position + 1}/{len(q.questions)}: {question.prompt}"]
+@dataclass(frozen=True)
+class _Ctx:
+    q: Questionnaire
+    engine: Engine
+
+
+def _join(*parts: str) -> str:
+    return "\n".join(p for p in parts if p)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _short(label: str) -> str:
+    """The head of an option label ("Critical: custom CUDA ..." -> "Critical"), for hints."""
+    return label.split(":")[0].split(",")[0].split(" (")[0].strip()
+
+
+def render_question(q: Questionnaire, state: IntakeState) -> str:
+    """The current question, its numbered options and how to answer, as plain text.
+
+    The number is honest about adaptivity: this is question n, and at most m will be asked.
+    """
+    assert state.current is not None
+    question = q.by_field(state.current)
+    n = len(state.asked) + 1
+    most = len(state.asked) + len(state.remaining())
+    lines = [f"Question {n} ({'the last one' if n >= most else f'at most {most}'}): {question.prompt}"]
     lines += [f"  {i}. {option.label}" for i, option in enumerate(question.options, start=1)]
-    if current is not None:
-        lines.append(f"  (current answer: {question.label_of(current)})")
+    if state.current in state.answers:
+        lines.append(f"  (current answer: {question.label_of(state.answers[state.current])})")
     lines.append(
-        f"  Answer with a number (1-{len(question.options)}) or a name; "
+        f"  Answer with a number (1-{len(question.options)}), a name or in your own words; "
         "'skip' if not sure, 'back', 'restart', 'cancel', 'help'."
     )
     return "\n".join(lines)
 
 
+def _hint(question: Question) -> str:
+    """One line to re-ask a question without reprinting it whole."""
+    names = ", ".join(f"{i} {_short(o.label)}" for i, o in enumerate(question.options, start=1))
+    return f"{question.prompt} {names}; 'skip' if not sure, 'help' for more."
+
+
 def summary(q: Questionnaire, state: IntakeState) -> str:
-    """One line per question with the recorded answer, for the end of the dialog."""
-    return "\n".join(
-        f"  {question.field}: {question.label_of(state.answers.get(question.field, UNKNOWN))}"
-        for question in q.questions
-    )
+    """The answers that count, in the order they were given, and what was never asked."""
+    lines = [f"  {f}: {q.by_field(f).label_of(state.answers[f])}" for f in state.asked]
+    lines += [
+        f"  {f}: {q.by_field(f).label_of(state.answers[f])} (from your answer about {src})"
+        for f, src in state.volunteered.items()
+    ]
+    if state.remaining():
+        lines.append(f"  not asked: {', '.join(state.remaining())}")
+    return "\n".join(lines)
 
 
-def start(q: Questionnaire | None = None) -> Turn:
-    """A fresh dialog, positioned on the first question."""
-    q = q or load_questionnaire()
-    state = IntakeState()
-    return Turn(state=state, text=render_question(q, 0), event="start")
+def _offer_text(ctx: _Ctx, state: IntakeState) -> str:
+    left = len(state.remaining())
+    them = "it" if left == 1 else "them"
+    settled = settled_verdict(ctx.engine, state.known())
+    if settled is not None:
+        return (f"Your answers already settle it: {VERDICT_LABELS[settled]}. "
+                f"{_plural(left, 'question')} skipped; answer {them} anyway? (yes/no)")
+    now = VERDICT_LABELS[ctx.engine.decide(state.known()).kind]
+    return (f"None of the {_plural(left, 'question')} left can change the verdict on its own; "
+            f"what you skipped keeps it open ({now} for now). Answer {them} anyway? (yes/no)")
 
 
-def resume(state: IntakeState, q: Questionnaire | None = None) -> Turn:
-    """Re-show where a stored dialog stands (its current question), changing nothing."""
-    q = q or load_questionnaire()
+def _confirm_text(ctx: _Ctx, state: IntakeState) -> str:
+    assert state.confirm is not None
+    c = state.confirm
+    if c.yes_no:
+        return f'You wrote "{c.evidence}". {c.question} (yes/no)'
+    return f"{c.question} {_hint(ctx.q.by_field(c.field))}"
+
+
+def _on_screen(ctx: _Ctx, state: IntakeState) -> str:
+    """What the person is being asked right now."""
+    if state.confirm is not None:
+        return _confirm_text(ctx, state)
+    if state.offered:
+        return _offer_text(ctx, state)
+    return render_question(ctx.q, state)
+
+
+def _finish(ctx: _Ctx, state: IntakeState, lead: str) -> Turn:
+    done = state.model_copy(update={"status": "done", "current": None, "offered": False, "confirm": None, "misses": 0})
+    head = f"Done after {_plural(len(done.asked), 'question')}. Your answers:"
+    return Turn(state=done, text=_join(lead, head, summary(ctx.q, done)), event="done")
+
+
+def _proceed(ctx: _Ctx, state: IntakeState, lead: str, event: str) -> Turn:
+    """Move to the next question the engine picks; offer the rest once none can matter."""
+    state = state.model_copy(update={"current": None, "confirm": None, "offered": False, "misses": 0})
+    field = next_field(ctx.engine, state.known(), state.settled_fields(), exhaustive=state.everything)
+    if field is not None:
+        nxt = state.model_copy(update={"current": field})
+        return Turn(state=nxt, text=_join(lead, render_question(ctx.q, nxt)), event=event)
+    if state.remaining() and not state.everything:
+        offered = state.model_copy(update={"offered": True})
+        return Turn(state=offered, text=_join(lead, _offer_text(ctx, offered)), event="offer")
+    return _finish(ctx, state, lead)
+
+
+def _context(q: Questionnaire | None, engine: Engine | None) -> _Ctx:
+    return _Ctx(q or load_questionnaire(), engine or shipped_engine())
+
+
+def start(q: Questionnaire | None = None, engine: Engine | None = None) -> Turn:
+    """A fresh dialog, on the gate question."""
+    return _proceed(_context(q, engine), IntakeState(), "", "start")
+
+
+def resume(state: IntakeState, q: Questionnaire | None = None, engine: Engine | None = None) -> Turn:
+    """Re-show where a stored dialog stands, changing nothing (a migrated state gets its next question)."""
+    ctx = _context(q, engine)
     if state.status != "asking":
         return Turn(state=state, text=f"This intake is {state.status}; type 'restart' to begin again.", event="invalid")
-    return _ask(q, state.model_copy(update={"position": min(state.position, len(q.questions))}), "", "start")
+    if state.current is None and not state.offered:
+        return _proceed(ctx, state, "", "start")
+    return Turn(state=state, text=_on_screen(ctx, state), event="start")
 
 
-def _ask(q: Questionnaire, state: IntakeState, lead: str, event: str) -> Turn:
-    """Show ``lead`` then the current question; past the last question, finish the dialog."""
-    if state.position >= len(q.questions):
-        done = state.model_copy(update={"status": "done", "position": len(q.questions)})
-        text = "\n".join(part for part in (lead, "All questions answered:", summary(q, done)) if part)
-        return Turn(state=done, text=text, event="done")
-    current = state.answers.get(q.questions[state.position].field)
-    body = render_question(q, state.position, current)
-    return Turn(state=state, text=f"{lead}\n{body}" if lead else body, event=event)
-
-
-def _record(q: Questionnaire, state: IntakeState, question: Question, value: str, event: str) -> Turn:
-    """Store an answer (or ``unknown``) and move to the next question."""
+def _record(ctx: _Ctx, state: IntakeState, question: Question, value: str, event: str, lead: str = "") -> Turn:
+    """Store an answer (or ``unknown``) to the current question and move on."""
     answers = {**state.answers, question.field: value}
-    nxt = state.model_copy(update={"answers": answers, "position": state.position + 1, "misses": 0})
-    return _ask(q, nxt, f"{question.field}: {question.label_of(value)}", event)
+    nxt = state.model_copy(update={"answers": answers, "asked": [*state.asked, question.field]})
+    return _proceed(ctx, nxt, lead or f"{question.field}: {question.label_of(value)}", event)
 
 
-def advance(state: IntakeState, text: str | None, q: Questionnaire | None = None) -> Turn:
+def _back(ctx: _Ctx, state: IntakeState) -> Turn:
+    """Return to the last question asked; what its answer stated in passing is dropped too."""
+    if not state.asked:
+        here = state.model_copy(update={"confirm": None, "misses": 0})
+        return Turn(state=here, text=_join("Already at the first question.", _on_screen(ctx, here)), event="back")
+    last = state.asked[-1]
+    back = state.model_copy(update={
+        "asked": state.asked[:-1],
+        "current": last,
+        "volunteered": {f: src for f, src in state.volunteered.items() if src != last},
+        "offered": False,
+        "confirm": None,
+        "misses": 0,
+    })
+    return Turn(state=back, text=render_question(ctx.q, back), event="back")
+
+
+def _on_offer(ctx: _Ctx, state: IntakeState, raw: str, command: str | None) -> Turn:
+    if command == "help":
+        why = ("These answers cannot change the verdict, but they sharpen the rest of the "
+               "recommendation: its reasons, its to-do list and what would change it.")
+        return Turn(state=state, text=_join(why, _offer_text(ctx, state)), event="help")
+    reply = False if command == "skip" else ctx.q.replies.reply_of(raw)
+    if reply is True:
+        return _proceed(ctx, state.model_copy(update={"everything": True}), "", "answered")
+    if reply is False:
+        return _finish(ctx, state, "")
+    again = state.model_copy(update={"misses": state.misses + 1})
+    return Turn(state=again, text=_join("Please answer yes or no.", _offer_text(ctx, again)), event="invalid")
+
+
+def _free_text(ctx: _Ctx, state: IntakeState, question: Question, raw: str) -> Turn:
+    """An answer that is not an option: read it, echo it, confirm it, or re-ask briefly."""
+    field = question.field
+    reading = read_answer(raw, field, state.settled_fields() | {field})
+    noted = ""
+    if reading.others:
+        state = state.model_copy(update={
+            "answers": {**state.answers, **{f: v for f, (v, _) in reading.others.items()}},
+            "volunteered": {**state.volunteered, **{f: field for f in reading.others}},
+        })
+        noted = "also noted: " + "; ".join(
+            f'{f} = {ctx.q.by_field(f).label_of(v)} ("{ev}")' for f, (v, ev) in reading.others.items()
+        )
+    if reading.value is not None:
+        understood = f"understood: {reading.evidence} -> {question.label_of(reading.value)}"
+        return _record(ctx, state, question, reading.value, "answered", _join(understood, noted))
+    if reading.confirm is not None:
+        pending = state.model_copy(update={"confirm": reading.confirm, "misses": 0})
+        return Turn(state=pending, text=_join(noted, _confirm_text(ctx, pending)), event="confirm")
+    if reading.others:
+        still = (state.everything or field in gate_fields(ctx.engine)
+                 or field in ctx.engine.question_ranking(state.known()))
+        if not still:  # what was stated in passing made this question moot
+            return _proceed(ctx, state, noted, "noted")
+        kept = state.model_copy(update={"misses": 0})
+        return Turn(state=kept, text=_join(noted, f"And this question: {_hint(question)}"), event="noted")
+    misses = state.misses + 1
+    shown = " ".join(raw.split())[:60]
+    lead = f"Sorry, I did not understand {shown!r}." if shown else "Please choose one of the options."
+    again = state.model_copy(update={"misses": misses})
+    body = render_question(ctx.q, again) if misses % FULL_REPEAT_AFTER == 0 else _hint(question)
+    return Turn(state=again, text=_join(lead, body), event="invalid")
+
+
+def _on_confirm(ctx: _Ctx, state: IntakeState, question: Question, raw: str) -> Turn | None:
+    """A reply to a pending confirmation, or None when the text is a new answer instead."""
+    assert state.confirm is not None
+    c = state.confirm
+    reply = ctx.q.replies.reply_of(raw)
+    if reply is True and c.yes_no:
+        understood = f"understood: {c.evidence} -> {question.label_of(c.value)}"
+        return _record(ctx, state, question, c.value, "answered", understood)
+    if reply is True:
+        return Turn(state=state, text=_join("Which one?", _confirm_text(ctx, state)), event="invalid")
+    if reply is False:
+        cleared = state.model_copy(update={"confirm": None, "misses": 0})
+        return Turn(state=cleared, text=_join("OK, not that.", render_question(ctx.q, cleared)), event="invalid")
+    return None
+
+
+def advance(
+    state: IntakeState, text: str | None, q: Questionnaire | None = None, engine: Engine | None = None
+) -> Turn:
     """One step of the dialog. Never raises for any ``text``; ``None`` counts as empty."""
-    q = q or load_questionnaire()
-    if state.status != "asking":
-        if q.commands.command_of((text or "")[:MAX_ANSWER_CHARS]) == "restart":
-            fresh = start(q)
+    ctx = _context(q, engine)
+    raw = (text or "")[:MAX_ANSWER_CHARS]
+    command = ctx.q.commands.command_of(raw)
+    if state.status != "asking" or command == "restart":
+        if command == "restart":
+            fresh = start(ctx.q, ctx.engine)
             return Turn(state=fresh.state, text=f"Starting over.\n{fresh.text}", event="restart")
         return Turn(state=state, text=f"This intake is {state.status}; type 'restart' to begin again.", event="invalid")
-    position = min(state.position, len(q.questions) - 1)
-    state = state.model_copy(update={"position": position})
-    question = q.questions[position]
-    raw = (text or "")[:MAX_ANSWER_CHARS]
-    command = q.commands.command_of(raw)
-
     if command == "cancel":
         return Turn(state=state.model_copy(update={"status": "cancelled"}), text="Intake cancelled.", event="cancel")
-    if command == "restart":
-        fresh = start(q)
-        return Turn(state=fresh.state, text=f"Starting over.\n{fresh.text}", event="restart")
     if command == "back":
-        if position == 0:
-            return _ask(q, state, "Already at the first question.", "back")
-        return _ask(q, state.model_copy(update={"position": position - 1, "misses": 0}), "", "back")
+        return _back(ctx, state)
+    if state.offered:
+        return _on_offer(ctx, state, raw, command)
+    if state.current is None:  # a migrated state, between questions
+        return _proceed(ctx, state, "", "start")
+    question = ctx.q.by_field(state.current)
     if command == "help":
-        return _ask(q, state, f"{question.help} {q.unknown.help}", "help")
+        return Turn(state=state, text=_join(f"{question.help} {ctx.q.unknown.help}", _on_screen(ctx, state)), event="help")
     if command == "skip":
-        return _record(q, state, question, UNKNOWN, "skipped")
-
+        return _record(ctx, state, question, UNKNOWN, "skipped")
+    if state.confirm is not None:
+        replied = _on_confirm(ctx, state, question, raw)
+        if replied is not None:
+            return replied
+        state = state.model_copy(update={"confirm": None})
     value = question.match(raw)
-    if value is None:
-        shown = " ".join(raw.split())[:60]
-        lead = (
-            f"Sorry, {shown!r} is not one of the options for {question.field}."
-            if shown
-            else "Please choose one of the options."
-        )
-        return _ask(q, state.model_copy(update={"misses": state.misses + 1}), lead, "invalid")
-    return _record(q, state, question, value, "answered")
+    if value is not None:
+        return _record(ctx, state, question, value, "answered")
+    return _free_text(ctx, state, question, raw)

@@ -1,11 +1,12 @@
 """The intake questions, loaded from ``bot/questions.toml`` and checked against the profile schema.
 
 The questions are data so that every front end (terminal intake, REPL ``/recommend``,
-the Slack modal) asks the same thing in the same order, and so that a wording change
-is a one-line edit. The file is validated at load against ``FIELD_VALUES``: a question
-for an unknown field, an option outside the contract, a missing value or an ambiguous
-synonym is a :class:`~common.errors.QuestionnaireError` (it is shipped data, like the scoring
-rules), never a silent mis-parse in a live dialog.
+the Slack modal) asks the same thing, and so that a wording change is a one-line edit.
+The order they are asked in is not here: it is a decision about the verdict, made by
+:mod:`knowledge.recommend.questioning`. The file is validated at load against
+``FIELD_VALUES``: a question for an unknown field, an option outside the contract, a
+missing value or an ambiguous synonym is a :class:`~common.errors.QuestionnaireError` (it
+is shipped data, like the scoring rules), never a silent mis-parse in a live dialog.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "AnswerOption",
     "Question",
     "Commands",
+    "Replies",
     "Questionnaire",
     "load_questionnaire",
     "normalize_answer",
@@ -133,6 +135,24 @@ class Commands(BaseModel):
         return None
 
 
+class Replies(BaseModel):
+    """Words for yes and no, matched only while the dialog has a yes/no question open."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    yes: tuple[str, ...] = Field(min_length=1)
+    no: tuple[str, ...] = Field(min_length=1)
+
+    def reply_of(self, text: str) -> bool | None:
+        """True for yes, False for no, None for anything else."""
+        key = normalize_answer(text)
+        if key in {normalize_answer(w) for w in self.yes}:
+            return True
+        if key in {normalize_answer(w) for w in self.no}:
+            return False
+        return None
+
+
 class UnknownChoice(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -141,12 +161,13 @@ class UnknownChoice(BaseModel):
 
 
 class Questionnaire(BaseModel):
-    """The whole intake: ordered questions plus the dialog's command words."""
+    """The whole intake: the questions (in contract order), the command words and yes/no replies."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     unknown: UnknownChoice
     commands: Commands
+    replies: Replies
     questions: tuple[Question, ...] = Field(alias="question", min_length=1)
 
     @field_validator("questions")
@@ -183,6 +204,14 @@ def _check_against_schema(q: Questionnaire, origin: str) -> None:
             if command_of.setdefault(key, name) != name:
                 raise QuestionnaireError(f"{origin}: command word {word!r} means both {command_of[key]!r} and {name!r}")
     command_words = set(command_of)
+    reply_of: dict[str, str] = {}
+    for name in ("yes", "no"):
+        for word in getattr(q.replies, name):
+            key = normalize_answer(word)
+            if not key or key.isdigit() or key in command_words:
+                raise QuestionnaireError(f"{origin}: reply word {word!r} is empty, a bare number or a dialog command")
+            if reply_of.setdefault(key, name) != name:
+                raise QuestionnaireError(f"{origin}: reply word {word!r} means both yes and no")
     for question in q.questions:
         where = f"{origin}: question {question.field!r}"
         if question.field not in FIELD_VALUES:

@@ -32,7 +32,9 @@ class SessionResult:
 
     outcome: Literal["done", "cancelled", "eof"]
     recommendation: Recommendation | None
+    #: questions answered (skips included)
     answered: int
+    #: the most questions the intake could ask
     total: int
 
 
@@ -61,10 +63,13 @@ def intake_session(
     saved = store.load(key) if resume else None
     if saved is not None and saved.status == "asking" and saved.answers:
         turn = resume_turn(saved, q)
-        write(f"Resuming your intake at question {saved.position + 1}/{len(q.questions)} ('restart' to start over).")
+        write(f"Resuming your intake: {len(saved.asked)} answered so far ('restart' to start over).")
     else:
         turn = start(q)
-        write(f"{len(q.questions)} short questions. Type 'skip' if you are not sure; 'cancel' to stop.")
+        write(
+            f"At most {len(q.questions)} short questions: I stop as soon as your answers settle the verdict. "
+            "Type 'skip' if you are not sure; 'cancel' to stop."
+        )
     store.save(key, turn.state)
 
     while True:
@@ -72,17 +77,17 @@ def intake_session(
         if turn.finished:
             store.delete(key)
             rec = recommend(turn.state.profile())
-            return SessionResult("done", rec, len(turn.state.answers), len(q.questions))
+            return SessionResult("done", rec, len(turn.state.asked), len(q.questions))
         if turn.cancelled:
             store.delete(key)
-            return SessionResult("cancelled", None, len(turn.state.answers), len(q.questions))
+            return SessionResult("cancelled", None, len(turn.state.asked), len(q.questions))
         line = read_line(PROMPT)
         if line is None:
             if resume:
                 write("Intake paused; run it again to continue where you left off.")
             else:
                 store.delete(key)
-            return SessionResult("eof", None, len(turn.state.answers), len(q.questions))
+            return SessionResult("eof", None, len(turn.state.asked), len(q.questions))
         box: list[Turn] = []
 
         def step(current: IntakeState | None, line: str = line, box: list[Turn] = box, now: Turn = turn) -> IntakeState:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bot.intake.dialog import IntakeState
+from bot.intake.state import IntakeState
 from bot.state import STATE_DB_NAME, SqliteStateStore, StateStore, open_state_store
 from common.settings import HwbotSettings
 
@@ -54,7 +54,10 @@ class IntakeStore:
 
     @staticmethod
     def _decode(raw: str | None) -> IntakeState | None:
-        """A stored state, or None if absent or unreadable (a corrupt value restarts the dialog)."""
+        """A stored state, or None if absent or unreadable (a corrupt value restarts the dialog).
+
+        A state saved by the older, fixed-order dialog is migrated by the model itself.
+        """
         if raw is None:
             return None
         try:

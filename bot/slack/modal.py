@@ -1,7 +1,10 @@
 """The intake modal: built from ``bot/questions.toml``, parsed back into a ``WorkloadProfile``.
 
-The modal asks exactly the questions the terminal intake asks, in the same order, with
-the same option labels, plus a "Not sure" option on each (it records ``unknown``).
+The modal asks exactly the questions the terminal intake asks, with the same option
+labels, plus a "Not sure" option on each (it records ``unknown``). A form cannot adapt
+per answer, so its inputs follow the engine's a-priori order
+(:func:`knowledge.recommend.questioning.intake_order`: the gate first, then the most
+informative question for an empty profile), the order the dialog starts in.
 Every input is required, so "Not sure" is a deliberate answer rather than a skipped
 one. The server re-validates every submitted value against ``FIELD_VALUES`` and answers
 problems with ``response_action: errors`` under the offending input, since a payload
@@ -28,11 +31,14 @@ from slack_sdk.models.views import View
 from bot.intake.questions import Question, Questionnaire, load_questionnaire
 from common.errors import ProfileError
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
+from knowledge.recommend.questioning import intake_order
+from knowledge.recommend.scoring import shipped_engine
 
 __all__ = [
     "INTAKE_CALLBACK_ID",
     "block_id_for",
     "intake_view",
+    "modal_order",
     "parse_submission",
     "FEEDBACK_CALLBACK_ID",
     "feedback_view",
@@ -78,6 +84,11 @@ def _input(question: Question, not_sure: str, initial: str | None = None) -> Inp
     )
 
 
+def modal_order(questionnaire: Questionnaire) -> list[Question]:
+    """The questions in the engine's a-priori order (gate first, then most informative)."""
+    return [questionnaire.by_field(f) for f in intake_order(shipped_engine())]
+
+
 def intake_view(
     channel_id: str | None, questionnaire: Questionnaire | None = None, initial: WorkloadProfile | None = None
 ) -> dict[str, Any]:
@@ -105,7 +116,7 @@ def intake_view(
         submit=PlainTextObject(text="Recommend"),
         close=PlainTextObject(text="Cancel"),
         private_metadata=json.dumps({"channel": channel_id or ""}),
-        blocks=[intro, *(_input(question, q.unknown.label, prefill.get(question.field)) for question in q.questions)],
+        blocks=[intro, *(_input(question, q.unknown.label, prefill.get(question.field)) for question in modal_order(q))],
     )
     return view.to_dict()
 

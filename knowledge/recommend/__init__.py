@@ -1,4 +1,5 @@
-"""The recommendation engine: profile, the decision model as data, engine, explanations, flips, free text.
+"""The recommendation engine: profile, the decision model as data, engine, explanations, flips, free text,
+and the order of the intake's questions.
 
 Pure and torch-free (no numpy or faiss either), so ``hwbot recommend`` starts fast.
 It never imports the question-answering package.
@@ -24,6 +25,15 @@ from knowledge.recommend.models import (
     RecommendationKind,
 )
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, load_profile, parse_profile
+from knowledge.recommend.questioning import (
+    QuestionsAsked,
+    gate_fields,
+    intake_order,
+    next_field,
+    questions_asked,
+    settled_verdict,
+    stopping_points,
+)
 from knowledge.recommend.rules import (
     FIT_LEVELS,
     READINESS,
@@ -87,4 +97,11 @@ __all__ = [
     "profile_from_text",
     "Extraction",
     "FieldEvidence",
+    "gate_fields",
+    "intake_order",
+    "next_field",
+    "settled_verdict",
+    "questions_asked",
+    "QuestionsAsked",
+    "stopping_points",
 ]

@@ -132,26 +132,51 @@ def test_missing_profile_file_exits_2(tmp_path: Path, env: dict[str, str]) -> No
 
 
 def test_piped_intake_prints_json_on_stdout_and_the_dialog_on_stderr(env: dict[str, str]) -> None:
-    answers = "1\ntorch?\nweekly\nnone\nPyTorch 2\ncuda\ngcp\ntrain\nmassive\nnot sure\ncost\nweeks\n"
+    # The gate first, then the engine's choice; free text is read; the verdict settles
+    # after 7 answers and "no" declines the 3 questions that could not change it.
+    answers = "1\nwe train on 512 GPUs\ntorch?\nnone\nweekly\nweeks\noften\ncost\nno\n"
     proc = hwbot(env, "recommend", "--json", stdin=answers)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["recommendation"] == "gpu_then_tpu"
-    assert "Sorry, 'torch?' is not one of the options for architecture_changes." in proc.stderr
-    assert "Question 11/11" in proc.stderr
+    assert data["recommendation"] == "gpu_then_tpu" and data["confidence"] == 1.0
+    asked = [line.split(": ", 1)[1] for line in proc.stderr.splitlines() if line.startswith("Question ")]
+    assert asked == [
+        "Where must the work run?",
+        "How big are the jobs?",
+        "Which framework does the team use?",
+        "Does the work rely on custom CUDA kernels or non-standard operations?",
+        "How much engineering time can the team spend learning and tuning a compiler stack (XLA)?",
+        "How often does the model architecture change?",
+        "What matters more: flexibility or cost at scale?",
+    ]
+    assert "Question 1 (at most 11): " in proc.stderr and "/11" not in proc.stderr
+    assert "understood: 512 GPUs -> Massive (hundreds of chips, pods, weeks-long runs)" in proc.stderr
+    assert 'also noted: workload = Training ("train")' in proc.stderr
+    assert "Question 3 (at most 10): " in proc.stderr  # workload is known now
+    assert "understood: torch -> PyTorch" in proc.stderr
+    assert "Sorry, I did not understand 'weekly'." in proc.stderr
+    assert "Your answers already settle it: GPU now, TPU later. 3 questions skipped; answer them anyway? (yes/no)" in proc.stderr
+    assert "Done after 7 questions." in proc.stderr
     # A one-shot piped dialog leaves no state behind.
     assert IntakeStore(Path(env["HWBOT_STATE_DIR"]) / DB_NAME).keys() == []
 
 
 def test_piped_intake_text_mode_and_early_end(env: dict[str, str]) -> None:
+    # Skipping everything leaves every question able to matter: all 11 are asked.
     proc = hwbot(env, "recommend", stdin="skip\n" * 11)
     assert proc.returncode == 0, proc.stderr
-    assert "Question 1/11" in proc.stdout and "Recommendation: GPU [gpu]" in proc.stdout
+    assert "Question 1 (at most 11)" in proc.stdout and "Question 11 (the last one)" in proc.stdout
+    assert "Recommendation: GPU [gpu]" in proc.stdout
+    # Multi-cloud settles it at once; the rest is declined.
+    settled = hwbot(env, "recommend", stdin="multi cloud\nno\n")
+    assert settled.returncode == 0, settled.stderr
+    assert "Your answers already settle it: GPU. 10 questions skipped" in settled.stdout
+    assert "Question 2" not in settled.stdout and "Recommendation: GPU [gpu]" in settled.stdout
     short = hwbot(env, "recommend", stdin="1\n2\n")
     assert short.returncode == 2
     assert short.stderr.strip().splitlines() == [
-        "Error: input ended after 2 of 11 intake answers; give one answer per line, "
-        "or use --profile FILE (Try 'hwbot recommend --help')"
+        "Error: input ended after 2 intake answers, before the intake finished (it asks at most 11); "
+        "give one answer per line, or use --profile FILE (Try 'hwbot recommend --help')"
     ]
     cancelled = hwbot(env, "recommend", stdin="1\ncancel\n")
     assert cancelled.returncode == 1 and "Intake cancelled." in cancelled.stdout
@@ -192,11 +217,12 @@ def test_scoring_engine_alone_never_imports_torch(env: dict[str, str]) -> None:
 def test_run_intake_session_is_reusable_by_other_front_ends(tmp_path: Path) -> None:
     """What the REPL's /recommend does: its own reader and writer, its own key."""
     store = IntakeStore(tmp_path / DB_NAME)
-    lines = iter(["production", "rarely", "none", "jax", "xla", "gcp", "training", "massive", "yes", "cost", "weeks"])
+    lines = iter(["gcp", "massive", "none", "jax", "rarely", "weeks", "yes", "production", "no"])
     seen: list[str] = []
     rec = run_intake_session(lambda prompt: next(lines, None), seen.append, key="repl:1", store=store)
-    assert rec is not None and rec.recommendation == "tpu"
-    assert seen[0].startswith("11 short questions") and "All questions answered:" in seen[-1]
+    assert rec is not None and rec.recommendation == "tpu" and rec.confidence == 1.0
+    assert seen[0].startswith("At most 11 short questions") and seen[-1].startswith("Done after 8 questions. Your answers:")
+    assert "not asked: team_expertise, workload, priority" in seen[-1]
     assert render_recommendation_text(rec).startswith("Recommendation: TPU [tpu]")
     assert store.keys() == []
     # Cancel returns None and clears the dialog.
@@ -206,8 +232,10 @@ def test_run_intake_session_is_reusable_by_other_front_ends(tmp_path: Path) -> N
     # End of input pauses (kept for resume), and a later session resumes it.
     first = iter(["1", "2"])
     assert run_intake_session(lambda p: next(first, None), seen.append, key="repl:3", store=store) is None
-    assert store.load("repl:3").position == 2
+    paused = store.load("repl:3")
+    assert paused is not None and paused.asked == ["cloud", "scale"]
     rest = iter(["skip"] * 9)
     out: list[str] = []
     rec = run_intake_session(lambda p: next(rest, None), out.append, key="repl:3", store=store)
-    assert rec is not None and out[0].startswith("Resuming your intake at question 3/11")
+    assert rec is not None and out[0] == "Resuming your intake: 2 answered so far ('restart' to start over)."
+    assert out[1].startswith("Question 3 (at most 11): ")

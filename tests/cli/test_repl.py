@@ -16,17 +16,13 @@ def test_piped_session(hwbot_env, tmp_path):
             "How do I cook pasta?",
             "/bogus",
             "/recommend",
-            "1",  # stage: exploration
-            "often",
+            "1",  # the gate first: Google Cloud
+            "a single GPU",  # free text, read by the extractor
+            "banana",  # not understood: a one-line hint, the question stays
+            "2",  # custom kernels: some, and that settles it
+            "back",  # back to the kernels question from the offer
             "critical",
-            "torch",
-            "cuda",
-            "multi cloud",
-            "training",
-            "skip",
-            "not sure",
-            "flexibility",
-            "none",
+            "no",  # settled: decline the questions that cannot change it
             "/quit",
             "Never answered?",
         ]
@@ -41,6 +37,13 @@ def test_piped_session(hwbot_env, tmp_path):
     assert "do not cover" in out
     assert "Unknown command /bogus" in out
     assert "Recommendation: GPU" in out and "[gpu]" in out
+    # The intake is the adaptive one: the gate first, free text understood, settled early.
+    assert "Question 1 (at most 11): Where must the work run?" in out
+    assert "understood: a single GPU -> A single accelerator" in out
+    assert "Sorry, I did not understand 'banana'." in out
+    assert "current answer: Some, but we could live without them" in out
+    assert "Your answers already settle it: GPU." in out and "answer them anyway? (yes/no)" in out
+    assert "Done after 3 questions." in out and "/11" not in out
     assert "Never answered" not in out
 
 

@@ -6,6 +6,8 @@ import pytest
 
 from bot.slack.commands import parse_command
 from knowledge.recommend.profile import FIELD_VALUES
+from knowledge.recommend.questioning import intake_order
+from knowledge.recommend.scoring import shipped_engine
 from tests.harness.slack_requests import message
 from tests.slack.conftest import GatedCore, RunningBot, block_texts, blocks_of
 
@@ -76,7 +78,8 @@ def test_recommend_opens_the_intake_modal_within_three_seconds(bot: RunningBot) 
     view = opened.body["view"]
     assert view["type"] == "modal" and view["callback_id"] == "hwbot_intake"
     inputs = [b for b in view["blocks"] if b["type"] == "input"]
-    assert [b["element"]["action_id"] for b in inputs] == list(bot.runtime.questionnaire.fields)
+    # The engine's a-priori order (the gate first), the order the terminal dialog starts in.
+    assert [b["element"]["action_id"] for b in inputs] == list(intake_order(shipped_engine()))
     assert set(bot.runtime.questionnaire.fields) == set(FIELD_VALUES)
     for block in inputs:
         element = block["element"]

@@ -1,5 +1,6 @@
-"""Intake state in SQLite: a dialog survives a process restart, and concurrent dialogs
-never mix (100 threads on 100 keys), nor lose answers when racing on one key."""
+"""Intake state in SQLite: a dialog survives a process restart, concurrent dialogs never
+mix (100 threads on 100 keys) nor lose answers when racing on one key, and corrupt or
+impossible rows restart the dialog instead of crashing it."""
 
 from __future__ import annotations
 
@@ -44,30 +45,36 @@ def _run_session(state_dir: Path, answers: list[str]) -> dict:
 
 
 def test_a_dialog_survives_a_process_restart(tmp_path: Path) -> None:
-    first = _run_session(tmp_path, ["production", "rarely", "none", "jax"])
+    first = _run_session(tmp_path, ["gcp", "massive", "none", "jax"])
     assert first == {"outcome": "eof", "answered": 4, "rec": None}
 
     stored = IntakeStore(tmp_path / DB_NAME).load("term-1")
-    assert stored is not None and stored.position == 4
-    assert stored.answers == {"stage": "production", "architecture_changes": "rarely",
-                              "custom_kernels": "none", "framework": "jax"}
+    assert stored is not None and stored.asked == ["cloud", "scale", "custom_kernels", "framework"]
+    assert stored.current == "architecture_changes"
+    assert stored.answers == {"cloud": "google_cloud", "scale": "massive", "custom_kernels": "none", "framework": "jax"}
 
-    # A new process picks up at question 5 and finishes with the earlier answers intact.
-    second = _run_session(tmp_path, ["xla", "gcp", "training", "massive", "yes", "cost", "weeks"])
-    assert second == {"outcome": "done", "answered": 11, "rec": "tpu"}
+    # A new process picks up at the stored question; the verdict settles after 8 answers,
+    # and "no" declines the 3 questions that could not change it.
+    second = _run_session(tmp_path, ["rarely", "weeks", "yes", "production", "no"])
+    assert second == {"outcome": "done", "answered": 8, "rec": "tpu"}
     assert IntakeStore(tmp_path / DB_NAME).load("term-1") is None  # finished dialogs leave no row
+
+
+def _profile(i: int) -> dict[str, str]:
+    """Dialog i's answers: option (i + question index) % n_options of every question."""
+    return {q.field: q.options[(i + j) % len(q.options)].value for j, q in enumerate(Q.questions)}
+
+
+def _answer(profile: dict[str, str], state: IntakeState) -> str:
+    """The line a person with ``profile`` types at ``state`` (they want every question)."""
+    if state.offered:
+        return "yes"
+    assert state.current is not None
+    return str(Q.by_field(state.current).values().index(profile[state.current]) + 1)
 
 
 def test_one_hundred_concurrent_dialogs_never_mix(tmp_path: Path) -> None:
     store = IntakeStore(tmp_path / DB_NAME)
-    n_fields = len(Q.questions)
-    # Dialog i answers every question with option (i + question index) % n_options + 1.
-    def script(i: int) -> list[str]:
-        return [str((i + j) % len(q.options) + 1) for j, q in enumerate(Q.questions)]
-
-    def expected(i: int) -> dict[str, str]:
-        return {q.field: q.options[(i + j) % len(q.options)].value for j, q in enumerate(Q.questions)}
-
     barrier = threading.Barrier(100)
     errors: list[BaseException] = []
 
@@ -75,8 +82,16 @@ def test_one_hundred_concurrent_dialogs_never_mix(tmp_path: Path) -> None:
         try:
             barrier.wait()
             key = f"slack:C{i:03d}:thread"
-            for line in script(i):
-                store.update(key, lambda cur, line=line: advance(cur or start(Q).state, line, Q).state)
+            profile = _profile(i)
+
+            def step(cur: IntakeState | None) -> IntakeState:
+                state = cur or start(Q).state
+                return state if state.status == "done" else advance(state, _answer(profile, state), Q).state
+
+            for _ in range(2 * len(Q.questions)):
+                state = store.update(key, step)
+                if state is not None and state.status == "done":
+                    return
         except BaseException as exc:  # surfaced below; a thread cannot fail the test itself
             errors.append(exc)
 
@@ -89,13 +104,17 @@ def test_one_hundred_concurrent_dialogs_never_mix(tmp_path: Path) -> None:
     assert len(store.keys()) == 100
     for i in range(100):
         state = store.load(f"slack:C{i:03d}:thread")
-        assert state is not None and state.status == "done" and state.position == n_fields
-        assert state.answers == expected(i), f"dialog {i} got someone else's answers"
+        assert state is not None and state.status == "done" and len(state.asked) == len(Q.questions)
+        assert state.answers == _profile(i), f"dialog {i} got someone else's answers"
 
 
 def test_racing_updates_on_one_key_lose_nothing(tmp_path: Path) -> None:
     store = IntakeStore(tmp_path / DB_NAME)
     store.save("shared", start(Q).state)
+    # The same lines applied one after the other: what the race must end with.
+    expected = start(Q).state
+    for _ in Q.questions:
+        expected = advance(expected, "skip", Q).state
     barrier = threading.Barrier(len(Q.questions))
 
     def worker() -> None:
@@ -108,14 +127,15 @@ def test_racing_updates_on_one_key_lose_nothing(tmp_path: Path) -> None:
     for t in threads:
         t.join(timeout=60)
     final = store.load("shared")
-    assert final is not None and final.status == "done"
-    assert final.answers == {q.field: "unknown" for q in Q.questions}
+    assert final == expected and final.status == "done"
+    assert final.known() == {q.field: "unknown" for q in Q.questions}
 
 
 def test_save_load_delete_and_update_to_none(tmp_path: Path) -> None:
     store = IntakeStore(tmp_path / DB_NAME)
     assert store.load("k") is None
-    state = IntakeState(position=2, answers={"stage": "production", "architecture_changes": "often"})
+    state = IntakeState(asked=["cloud", "scale"], current="framework",
+                        answers={"cloud": "google_cloud", "scale": "massive"})
     store.save("k", state)
     assert store.load("k") == state
     store.update("k", lambda cur: None)
@@ -128,12 +148,20 @@ def test_save_load_delete_and_update_to_none(tmp_path: Path) -> None:
 def test_wal_mode_and_a_corrupt_row_restarts_instead_of_crashing(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
     store = IntakeStore(path)
+    bad_rows = {
+        "bad": "{not json",
+        "odd": '{"position": -4}',
+        "field": '{"asked": ["gpu_count"], "answers": {"gpu_count": "8"}}',
+        "value": '{"asked": ["cloud"], "answers": {"cloud": "mars"}}',
+        "twice": '{"asked": ["cloud"], "current": "cloud", "answers": {"cloud": "on_prem"}}',
+        "legacy_junk": '{"position": 2, "answers": {"stage": "someday"}}',
+    }
     with sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        raw.execute("INSERT INTO kv(ns, key, value, expires) VALUES ('intake', 'bad', '{not json', NULL)")
-        raw.execute("INSERT INTO kv(ns, key, value, expires) VALUES ('intake', 'odd', '{\"position\": -4}', 1e12)")
-    assert store.load("bad") is None
-    assert store.load("odd") is None
+        for key, value in bad_rows.items():
+            raw.execute("INSERT INTO kv(ns, key, value, expires) VALUES ('intake', ?, ?, 1e12)", (key, value))
+    for key in bad_rows:
+        assert store.load(key) is None, key
 
 
 def test_expired_dialogs_are_gone(tmp_path: Path) -> None:

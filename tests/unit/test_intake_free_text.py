@@ -1,0 +1,120 @@
+"""Free-text answers go through ``profile_from_text``: what it understands is echoed and
+recorded, what it finds ambiguous is asked (never guessed), other fields stated in passing
+are kept when unambiguous (and never overwrite an answer), and what is not understood at
+all gets a short hint. Each case first checks what the real extractor reads, so a change
+of vocabulary shows up as a precondition, not as a silent dialog change."""
+
+from __future__ import annotations
+
+from bot.intake.dialog import IntakeState, advance, start
+from knowledge.recommend import profile_from_text
+
+
+def at(field: str, answers: dict[str, str]) -> IntakeState:
+    return IntakeState(asked=list(answers), current=field, answers=answers)
+
+
+GCP = {"cloud": "google_cloud"}
+
+
+def test_an_understood_answer_is_echoed_and_recorded() -> None:
+    assert profile_from_text("8 GPUs", field="scale").answers() == {"scale": "multi_device"}
+    turn = advance(at("scale", GCP), "8 GPUs")
+    assert turn.event == "answered"
+    assert turn.state.answers["scale"] == "multi_device" and turn.state.asked == ["cloud", "scale"]
+    assert turn.text.startswith("understood: 8 GPUs -> Several accelerators (one or a few nodes)\nQuestion 3 ")
+
+
+def test_other_fields_stated_in_passing_are_recorded_and_said() -> None:
+    assert profile_from_text("AWS, and we use PyTorch").answers() == {"cloud": "other_single_cloud", "framework": "pytorch"}
+    turn = advance(start().state, "AWS, and we use PyTorch")
+    assert turn.state.answers["cloud"] == "other_single_cloud" and turn.state.asked == ["cloud"]
+    assert turn.state.volunteered == {"framework": "cloud"} and turn.state.known()["framework"] == "pytorch"
+    assert turn.text.splitlines()[:2] == [
+        "understood: AWS -> One other cloud (AWS, Azure, ...)",
+        'also noted: framework = PyTorch ("PyTorch")',
+    ]
+    # framework is never asked: answer everything else with "skip" and decline the rest.
+    while not turn.finished:
+        assert turn.state.current != "framework"
+        turn = advance(turn.state, "no" if turn.state.offered else "skip")
+    assert "framework: PyTorch (from your answer about cloud)" in turn.text
+    assert turn.state.profile().framework == "pytorch"
+
+
+def test_a_stated_field_never_overwrites_an_answer() -> None:
+    assert profile_from_text("8 GPUs on AWS").answers() == {"cloud": "other_single_cloud", "scale": "multi_device"}
+    turn = advance(at("scale", GCP), "8 GPUs on AWS")
+    assert turn.state.answers["cloud"] == "google_cloud" and turn.state.volunteered == {}
+    assert "also noted" not in turn.text
+
+
+def test_an_ambiguous_answer_is_confirmed_not_guessed() -> None:
+    reading = profile_from_text("we have custom CUDA kernels", field="custom_kernels")
+    assert reading.fields == {} and [c.value for c in reading.confirmations] == ["critical"]
+    asked = advance(at("custom_kernels", GCP), "we have custom CUDA kernels")
+    assert asked.event == "confirm" and "custom_kernels" not in asked.state.answers
+    assert asked.text == f'You wrote "custom CUDA kernels". {reading.confirmations[0].question} (yes/no)'
+    # It survives JSON while waiting for the reply.
+    assert IntakeState.model_validate_json(asked.state.model_dump_json()) == asked.state
+    yes = advance(asked.state, "yes")
+    assert yes.state.answers["custom_kernels"] == "critical" and yes.state.confirm is None
+    assert yes.text.startswith("understood: custom CUDA kernels -> Critical: custom CUDA kernels")
+    no = advance(asked.state, "no")
+    assert no.state.current == "custom_kernels" and "custom_kernels" not in no.state.answers
+    assert no.text.startswith("OK, not that.\nQuestion 2 (at most 11): Does the work rely on custom CUDA kernels")
+    # Or the person answers the question itself instead of yes/no.
+    direct = advance(asked.state, "2")
+    assert direct.state.answers["custom_kernels"] == "some" and direct.state.confirm is None
+
+
+def test_conflicting_words_become_a_choice() -> None:
+    reading = profile_from_text("mostly pytorch but some jax", field="framework")
+    assert reading.fields == {} and reading.confirmations
+    turn = advance(at("framework", GCP), "mostly pytorch but some jax")
+    assert turn.event == "confirm" and turn.state.confirm is not None and not turn.state.confirm.yes_no
+    assert turn.text.startswith(reading.confirmations[0].question)
+    assert advance(turn.state, "yes").text.startswith("Which one?")
+    picked = advance(turn.state, "jax")
+    assert picked.state.answers["framework"] == "jax"
+
+
+def test_a_stated_field_without_the_asked_one_re_asks_briefly() -> None:
+    assert profile_from_text("we use JAX", field="custom_kernels").answers() == {}
+    turn = advance(at("custom_kernels", {**GCP, "scale": "massive"}), "we use JAX")
+    assert turn.event == "noted" and turn.state.current == "custom_kernels"
+    assert turn.state.volunteered == {"framework": "custom_kernels"}
+    assert turn.text == (
+        'also noted: framework = JAX ("JAX")\n'
+        "And this question: Does the work rely on custom CUDA kernels or non-standard operations? "
+        "1 None, 2 Some, 3 Critical; 'skip' if not sure, 'help' for more."
+    )
+
+
+def test_back_drops_what_the_undone_answer_stated() -> None:
+    turn = advance(start().state, "AWS, and we use PyTorch")
+    back = advance(turn.state, "back")
+    assert back.state.current == "cloud" and back.state.volunteered == {} and back.state.asked == []
+    assert "framework" not in back.state.known()
+
+
+def test_nothing_understood_gets_a_short_hint() -> None:
+    assert profile_from_text("banana bread").answers() == {}
+    turn = advance(at("scale", GCP), "banana bread")
+    assert turn.event == "invalid" and turn.state.misses == 1
+    assert turn.text == (
+        "Sorry, I did not understand 'banana bread'.\n"
+        "How big are the jobs? 1 A single accelerator, 2 Several accelerators, 3 Massive; "
+        "'skip' if not sure, 'help' for more."
+    )
+
+
+def test_a_stated_field_that_settles_the_verdict_ends_the_questions() -> None:
+    assert profile_from_text("our models are in MXNet").answers() == {"framework": "other"}
+    turn = advance(at("scale", GCP), "our models are in MXNet")
+    assert turn.event == "offer" and turn.state.volunteered == {"framework": "scale"}
+    assert "scale" not in turn.state.asked  # the question became moot, so it was not pressed
+    assert turn.text == (
+        'also noted: framework = Something else ("MXNet")\n'
+        "Your answers already settle it: GPU. 9 questions skipped; answer them anyway? (yes/no)"
+    )
