@@ -32,8 +32,13 @@ def _effect(engine: Engine, verdict: Verdict, field: str, value: str, leans: str
     if any(b.kind == "gate" for b in fired):
         return "gate: no TPU here", True, "rules TPUs out here"
     if fired:
-        words = ("too far from a TPU to plan for now" if any(b.kind == "far" for b in fired)
-                 else "to resolve before a TPU (" + ", ".join(dict.fromkeys(b.effort for b in fired)) + ")")
+        far_ids = {blocker for far in verdict.fars for blocker in far.all}
+        if any(b.kind == "far" for b in fired):
+            words = "too far from a TPU to plan for now"
+        elif any(b.id in far_ids for b in fired):
+            words = "with the other blockers, too far from a TPU for now"
+        else:
+            words = "to resolve before a TPU (" + ", ".join(dict.fromkeys(b.effort for b in fired)) + ")"
         return "blocker: " + ", ".join(b.id for b in fired), True, words
     points = engine.fit[field][value]
     fit_field = any(engine.fit[field][v] for v in engine.rules.order[field])
