@@ -58,9 +58,9 @@ class Phrasing(BaseModel):
         for name, value in self.expect.items():
             if name not in FIELD_VALUES or value not in FIELD_VALUES[name] or value == UNKNOWN:
                 raise ValueError(f"expect {name} = {value!r} is not a profile answer")
-        for name in (self.field, *self.confirm):
-            if name is not None and name not in FIELD_VALUES:
-                raise ValueError(f"{name!r} is not a profile field")
+        for named in (self.field, *self.confirm):
+            if named is not None and named not in FIELD_VALUES:
+                raise ValueError(f"{named!r} is not a profile field")
         if set(self.confirm) & set(self.expect):
             raise ValueError("a field is either stated (expect) or asked (confirm), not both")
         if self.field is not None and not set(self.expect) | set(self.confirm) <= {self.field}:

@@ -9,7 +9,11 @@ a confidence. What is ambiguous is never guessed: it becomes a confirmation ques
 * two different answers to one field are a question, not a pick (except "training" and
   "inference" together, which *is* ``both``);
 * ``asked_only`` patterns ("every week", "2 weeks", "none") count only when the text
-  answers that field's question: the intake passes ``field=``.
+  answers that field's question: the intake passes ``field=``;
+* the words around a match decide whether it states the team's situation at all ("not on
+  GCP", "thinking about JAX", "is FlashAttention available on TPU?"): see
+  :mod:`knowledge.recommend.context`. A hedged match ("not sure if we use FlashAttention")
+  becomes a question.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from common.errors import RuleError
+from knowledge.recommend.context import CompiledContext, ContextCues
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
 __all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary"]
@@ -68,6 +73,8 @@ class Counts(BaseModel):
     units: str
     single_max: int = Field(ge=1)
     massive_min: int = Field(ge=2)
+    node_units: str
+    node_massive_min: int = Field(ge=2)
     confidence: float = Field(gt=0.0, le=1.0)
 
 
@@ -76,6 +83,7 @@ class Vocabulary(BaseModel):
 
     counts: Counts
     numbers: dict[str, int]
+    context: ContextCues
     term: tuple[Term, ...]
     confirm: tuple[Confirm, ...] = ()
 
@@ -125,13 +133,16 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
         for entry in (*vocab.term, *vocab.confirm):
             entry.check()
         re.compile(vocab.counts.units)
+        re.compile(vocab.counts.node_units)
     except (OSError, tomllib.TOMLDecodeError, ValidationError, ValueError, re.error) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise RuleError(f"{path.name}: {first}") from None
     return vocab
 
 
-_Compiled = tuple[list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], re.Pattern[str]]
+_Compiled = tuple[
+    list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], re.Pattern[str], CompiledContext,
+]
 #: Compiled patterns per vocabulary object (a vocabulary holds a dict, so it cannot be an lru_cache key).
 _COMPILED: dict[int, tuple[Vocabulary, _Compiled]] = {}
 
@@ -149,8 +160,10 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     terms = [(t, re.compile(p, re.IGNORECASE)) for t in vocab.term for p in t.patterns]
     confirms = [(c, re.compile(p, re.IGNORECASE)) for c in vocab.confirm for p in c.patterns]
     words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in vocab.numbers), key=len, reverse=True))
-    count = re.compile(rf"\b(\d[\d,]*|{words})(?:\s+of)?\s+(?:\w+\s+){{0,2}}?{vocab.counts.units}\b", re.IGNORECASE)
-    return terms, confirms, count
+    units = f"(?P<device>{vocab.counts.units})|(?P<node>{vocab.counts.node_units})"
+    # "8 GPUs", "8x H100", "8xA100", "2k H100s", "4,096 TPU v5p chips", "two nodes"
+    count = re.compile(rf"\b(\d[\d,]*k?|{words})(?:\s*x\s*|\s+of\s+|\s+)(?:[\w-]+\s+){{0,2}}?(?:{units})\b", re.IGNORECASE)
+    return terms, confirms, count, CompiledContext.build(vocab.context)
 
 
 _Hit = tuple[str, str, int, int, float]
@@ -160,11 +173,15 @@ def _count_hits(text: str, vocab: Vocabulary, pattern: re.Pattern[str]) -> list[
     hits = []
     for m in pattern.finditer(text):
         raw = m.group(1).lower().replace(",", "")
-        n = int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
+        thousands = raw.endswith("k") and raw[:-1].isdigit()
+        n = int(raw[:-1]) * 1000 if thousands else int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
         if n <= 0:
             continue
         c = vocab.counts
-        value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
+        if m.group("node"):  # a node holds several accelerators: one node is already multi-device
+            value = "massive" if n >= c.node_massive_min else "multi_device"
+        else:
+            value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
         hits.append(("scale", value, m.start(), m.end(), c.confidence))
     return hits
 
@@ -188,16 +205,24 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
     return best, False
 
 
+def _question(field: str, value: str, evidence: str) -> str:
+    return f"Did you mean {field.replace('_', ' ')}: {value.replace('_', ' ')}? (you wrote \"{evidence}\")"
+
+
 def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:
     """Understand ``text``; with ``field`` (an intake answer) only that field, asked-only words included."""
     vocab = vocabulary or load_vocabulary()
     text = (text or "")[:MAX_TEXT_CHARS]
-    terms, confirms, count = _compiled(vocab)
-    hits: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
+    terms, confirms, count, context = _compiled(vocab)
+    found: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
     for term, pattern in terms:
         if (field is not None and term.field != field) or (term.asked_only and term.field != field):
             continue
-        hits += [(term.field, term.value, m.start(), m.end(), term.confidence) for m in pattern.finditer(text)]
+        found += [(term.field, term.value, m.start(), m.end(), term.confidence) for m in pattern.finditer(text)]
+    answer = field is not None
+    verdicts = [context.judge(text, h[2], h[3], answer) for h in found]
+    hits = [h for h, v in zip(found, verdicts) if v == "keep"]
+    hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
     out = Extraction()
     conflicted: set[str] = set()
     for name in FIELD_VALUES:
@@ -210,16 +235,23 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
         elif best is not None:
             out.fields[name] = FieldEvidence(field=name, value=best[1], span=(best[2], best[3]),
                                              evidence=text[best[2]:best[3]], confidence=best[4])
-    spans = [(h[2], h[3]) for h in hits]
+    spans = [(h[2], h[3]) for h in found]
     for confirm, pattern in confirms:
         if (field is not None and confirm.field != field) or confirm.field in out.fields:
             continue
         for m in pattern.finditer(text):
             if any(s[0] <= m.start() and m.end() <= s[1] for s in spans):
                 continue
+            if context.judge(text, m.start(), m.end(), answer, confirm=True) == "drop":
+                continue
             if not any(c.field == confirm.field for c in out.confirmations):
                 out.confirmations.append(Confirmation(field=confirm.field, value=confirm.value, span=(m.start(), m.end()),
                                                       evidence=m.group(0), question=confirm.question))
+    for h in hedged:  # "not sure if we use FlashAttention": asked, never assumed
+        if h[0] not in out.fields and not any(c.field == h[0] for c in out.confirmations):
+            evidence = text[h[2]:h[3]]
+            out.confirmations.append(Confirmation(field=h[0], value=h[1], span=(h[2], h[3]), evidence=evidence,
+                                                  question=_question(h[0], h[1], evidence)))
     for name in sorted(conflicted - set(out.fields)):
         values = sorted({h[1] for h in hits if h[0] == name})
         if not any(c.field == name for c in out.confirmations):
