@@ -6,7 +6,8 @@ cue words are data (the ``[context]`` table of ``vocabulary.toml``); this module
 how they apply:
 
 * the cue must sit right before the match, in the same clause, with nothing but filler
-  words between ("not really on GCP", "nobody on the team has ever used JAX");
+  words between ("not really on GCP", "nobody on the team has ever used JAX"), or one
+  coordinated item ("deciding between AWS and GCP");
 * a negation ("not", "no longer", "moved off") or a hypothetical ("try", "move to",
   "considering") drops the match: the text does not state that value;
 * a hedge ("not sure if", "might", "possibly") keeps it as a question: it is asked,
@@ -73,8 +74,11 @@ class CompiledContext:
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
+        fill = rf"(?:\s+(?:{cues.filler}))*"
+
         def right_before(cue: str) -> re.Pattern[str]:
-            return re.compile(rf"(?:{cue})(?:\s+(?:{cues.filler}))*\s*$", re.IGNORECASE)
+            # the cue's reach spans one coordinated item: "not on AWS or GCP", "between AWS and GCP"
+            return re.compile(rf"(?:{cue}){fill}(?:\s+[\w.+-]+(?:\s+[\w.+-]+)?\s+(?:and|or|nor|vs\.?|versus){fill})?\s*$", re.IGNORECASE)
 
         return cls(
             negation=right_before(cues.negation),

@@ -7,7 +7,8 @@ a confidence. What is ambiguous is never guessed: it becomes a confirmation ques
 
 * a longer match wins over a shorter one inside it ("no custom kernels" over "custom kernels");
 * two different answers to one field are a question, not a pick (except "training" and
-  "inference" together, which *is* ``both``);
+  "inference" together, which *is* ``both``, and clouds named beside "multi-cloud", which
+  are its members);
 * ``asked_only`` patterns ("every week", "2 weeks", "none") count only when the text
   answers that field's question: the intake passes ``field=``;
 * the words around a match decide whether it states the team's situation at all ("not on
@@ -65,6 +66,9 @@ class Term(_Patterns):
 
 class Confirm(_Patterns):
     question: str = Field(min_length=1)
+    #: The phrase competes with a set answer of another value ("a single 4090, then train at
+    #: scale"): the field is unset and asked. Off for phrases that ask something else (can you move?).
+    contests: bool = False
 
 
 class Counts(BaseModel):
@@ -75,6 +79,8 @@ class Counts(BaseModel):
     massive_min: int = Field(ge=2)
     node_units: str
     node_massive_min: int = Field(ge=2)
+    pod_units: str
+    not_between: str
     confidence: float = Field(gt=0.0, le=1.0)
 
 
@@ -133,7 +139,8 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
         for entry in (*vocab.term, *vocab.confirm):
             entry.check()
         re.compile(vocab.counts.units)
-        re.compile(vocab.counts.node_units)
+        for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between):
+            re.compile(pattern)
     except (OSError, tomllib.TOMLDecodeError, ValidationError, ValueError, re.error) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise RuleError(f"{path.name}: {first}") from None
@@ -160,9 +167,14 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     terms = [(t, re.compile(p, re.IGNORECASE)) for t in vocab.term for p in t.patterns]
     confirms = [(c, re.compile(p, re.IGNORECASE)) for c in vocab.confirm for p in c.patterns]
     words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in vocab.numbers), key=len, reverse=True))
-    units = f"(?P<device>{vocab.counts.units})|(?P<node>{vocab.counts.node_units})"
-    # "8 GPUs", "8x H100", "8xA100", "2k H100s", "4,096 TPU v5p chips", "two nodes"
-    count = re.compile(rf"\b(\d[\d,]*k?|{words})(?:\s*x\s*|\s+of\s+|\s+)(?:[\w-]+\s+){{0,2}}?(?:{units})\b", re.IGNORECASE)
+    c = vocab.counts
+    units = f"(?P<pod>{c.pod_units})|(?P<device>{c.units})|(?P<node>{c.node_units})"
+    # "8 GPUs", "8x H100", "8xA100", "2k H100s", "4,096 TPU v5p chips", "two nodes", "2 TPU v4 pods".
+    # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
+    # between the number and the unit describe the unit; they are no preposition or determiner.
+    between = rf"(?:(?!(?:{c.not_between})\b)[\w-]+\s+)"
+    count = re.compile(rf"(?<![\d.,])\b(\d[\d,]*k?|{words})(?![.\d])(?:\s*x\s*|\s+of\s+|\s+){between}{{0,2}}(?:{units})\b",
+                       re.IGNORECASE)
     return terms, confirms, count, CompiledContext.build(vocab.context)
 
 
@@ -178,7 +190,9 @@ def _count_hits(text: str, vocab: Vocabulary, pattern: re.Pattern[str]) -> list[
         if n <= 0:
             continue
         c = vocab.counts
-        if m.group("node"):  # a node holds several accelerators: one node is already multi-device
+        if m.group("pod"):  # pods are the big machines: any number of them is massive
+            value = "massive"
+        elif m.group("node"):  # a node holds several accelerators: one node is already multi-device
             value = "massive" if n >= c.node_massive_min else "multi_device"
         else:
             value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
@@ -199,6 +213,10 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         if values == {"both"}:
             start, end = min(h[2] for h in kept), max(h[3] for h in kept)
             return ("workload", "both", start, end, min(h[4] for h in kept)), False
+    if field == "cloud" and "multi_cloud" in values and values <= {"multi_cloud", "google_cloud", "other_single_cloud"}:
+        # "AWS + GCP, both clouds are here to stay": the named clouds are the members of the multi-cloud
+        kept = [h for h in kept if h[1] == "multi_cloud"]
+        values = {"multi_cloud"}
     if len(values) > 1:
         return None, True
     best = max(kept, key=lambda h: (h[3] - h[2], h[4]))
@@ -237,13 +255,17 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
                                              evidence=text[best[2]:best[3]], confidence=best[4])
     spans = [(h[2], h[3]) for h in found]
     for confirm, pattern in confirms:
-        if (field is not None and confirm.field != field) or confirm.field in out.fields:
+        if field is not None and confirm.field != field:
+            continue
+        set_to = out.fields.get(confirm.field)
+        if set_to is not None and (not confirm.contests or set_to.value == confirm.value):
             continue
         for m in pattern.finditer(text):
             if any(s[0] <= m.start() and m.end() <= s[1] for s in spans):
                 continue
             if context.judge(text, m.start(), m.end(), answer, confirm=True) == "drop":
                 continue
+            out.fields.pop(confirm.field, None)
             if not any(c.field == confirm.field for c in out.confirmations):
                 out.confirmations.append(Confirmation(field=confirm.field, value=confirm.value, span=(m.start(), m.end()),
                                                       evidence=m.group(0), question=confirm.question))
