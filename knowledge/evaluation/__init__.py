@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "ExtractionFloors": "knowledge.evaluation.extraction",
     "ExtractionHalf": "knowledge.evaluation.extraction",
     "ExtractionReport": "knowledge.evaluation.extraction",
+    "LATE_PHRASINGS_FILE": "knowledge.evaluation.extraction",
     "Phrasing": "knowledge.evaluation.extraction",
     "judge_extraction": "knowledge.evaluation.extraction",
     "load_extraction_floors": "knowledge.evaluation.extraction",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.evaluation import (
+    LATE_PHRASINGS_FILE,
     Phrasing,
     judge_extraction,
     load_extraction_floors,
@@ -93,3 +94,11 @@ def test_test_half_meets_the_floors_and_neither_half_sets_a_field_the_text_does_
     assert floors.spurious_max == 0 and floors.field_accuracy >= 0.95
     assert floors.failures(report, len(items)) == [], report.lines() + report.tune.failures + report.test.failures
     assert report.tune.silent_clean.value == report.test.silent_clean.value == 1.0
+
+
+def test_the_later_batches_set_no_field_their_text_does_not_state() -> None:
+    late = load_phrasings(LATE_PHRASINGS_FILE)
+    assert len(late) >= 100 and not {i.id for i in late} & {i.id for i in load_phrasings()}
+    judged = [judge_extraction(i, profile_from_text(i.text, i.field)) for i in late]
+    assert [(i.text, j.spurious) for i, j in zip(late, judged) if j.spurious] == []
+    assert sum(j.right for j in judged) / sum(j.labelled for j in judged) >= 0.9  # a regression guard, not a floor
