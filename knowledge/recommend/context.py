@@ -11,7 +11,7 @@ how they apply:
 * a negation ("not", "no longer", "moved off") or a hypothetical ("try", "move to",
   "considering") drops the match: the text does not state that value;
 * a hedge ("not sure if", "might", "possibly") keeps it as a question: it is asked,
-  never assumed;
+  never assumed; so does a value on its way out ("a Keras shop migrating to JAX");
 * a sentence that names no one on the team ("we", "our", "I") and is a question or opens
   with the hardware ("TPUs are cheaper at scale.") describes the hardware, not the team:
   nothing in it counts. In any question, the interrogative clause itself ("would JAX be
@@ -52,6 +52,7 @@ class ContextCues(BaseModel):
     self_words: str
     generic_opening: str
     elsewhere: str
+    transition_after: str
 
     @field_validator("*")
     @classmethod
@@ -71,6 +72,7 @@ class CompiledContext:
     self_words: re.Pattern[str]
     generic_opening: re.Pattern[str]
     elsewhere: re.Pattern[str]
+    transition_after: re.Pattern[str]
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
@@ -87,6 +89,7 @@ class CompiledContext:
             self_words=re.compile(cues.self_words, re.IGNORECASE),
             generic_opening=re.compile(cues.generic_opening, re.IGNORECASE),
             elsewhere=re.compile(cues.elsewhere, re.IGNORECASE),
+            transition_after=re.compile(rf"^{fill}\s+(?:{cues.transition_after})\b", re.IGNORECASE),
         )
 
     def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False) -> Verdict:
@@ -108,6 +111,8 @@ class CompiledContext:
             return "ask"
         if self.negation.search(before) or self.hypothetical.search(before):
             return "drop"
+        if self.transition_after.search(text[end:c_end]):  # "a Keras shop migrating to JAX": on the way out
+            return "ask"
         return "keep"
 
 

@@ -148,7 +148,7 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
 
 
 _Compiled = tuple[
-    list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], re.Pattern[str], CompiledContext,
+    list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], list[re.Pattern[str]], CompiledContext,
 ]
 #: Compiled patterns per vocabulary object (a vocabulary holds a dict, so it cannot be an lru_cache key).
 _COMPILED: dict[int, tuple[Vocabulary, _Compiled]] = {}
@@ -173,18 +173,21 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
     # between the number and the unit describe the unit; they are no preposition or determiner.
     between = rf"(?:(?!(?:{c.not_between})\b)[\w-]+\s+)"
-    count = re.compile(rf"(?<![\d.,])\b(\d[\d,]*k?|{words})(?![.\d])(?:\s*x\s*|\s+of\s+|\s+){between}{{0,2}}(?:{units})\b",
-                       re.IGNORECASE)
-    return terms, confirms, count, CompiledContext.build(vocab.context)
+    number = rf"(?<![\d.,])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])"
+    counts = [
+        re.compile(rf"{number}(?:\s*x\s*|\s+of\s+|\s+){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
+        re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
+    ]
+    return terms, confirms, counts, CompiledContext.build(vocab.context)
 
 
 _Hit = tuple[str, str, int, int, float]
 
 
-def _count_hits(text: str, vocab: Vocabulary, pattern: re.Pattern[str]) -> list[_Hit]:
+def _count_hits(text: str, vocab: Vocabulary, patterns: list[re.Pattern[str]]) -> list[_Hit]:
     hits = []
-    for m in pattern.finditer(text):
-        raw = m.group(1).lower().replace(",", "")
+    for m in (m for pattern in patterns for m in pattern.finditer(text)):
+        raw = m.group("n").lower().replace(",", "")
         thousands = raw.endswith("k") and raw[:-1].isdigit()
         n = int(raw[:-1]) * 1000 if thousands else int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
         if n <= 0:
