@@ -81,6 +81,7 @@ class Counts(BaseModel):
     node_massive_min: int = Field(ge=2)
     pod_units: str
     not_between: str
+    slice: str
     confidence: float = Field(gt=0.0, le=1.0)
 
 
@@ -139,7 +140,7 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
         for entry in (*vocab.term, *vocab.confirm):
             entry.check()
         re.compile(vocab.counts.units)
-        for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between):
+        for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
             re.compile(pattern)
     except (OSError, tomllib.TOMLDecodeError, ValidationError, ValueError, re.error) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -177,6 +178,7 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     counts = [
         re.compile(rf"{number}(?:\s*x\s*|\s+of\s+|\s+){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
         re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
+        re.compile(c.slice, re.IGNORECASE),  # a TPU slice: "v5p-512"
     ]
     return terms, confirms, counts, CompiledContext.build(vocab.context)
 
@@ -193,9 +195,9 @@ def _count_hits(text: str, vocab: Vocabulary, patterns: list[re.Pattern[str]]) -
         if n <= 0:
             continue
         c = vocab.counts
-        if m.group("pod"):  # pods are the big machines: any number of them is massive
+        if m.groupdict().get("pod"):  # pods are the big machines: any number of them is massive
             value = "massive"
-        elif m.group("node"):  # a node holds several accelerators: one node is already multi-device
+        elif m.groupdict().get("node"):  # a node holds several accelerators: one node is already multi-device
             value = "massive" if n >= c.node_massive_min else "multi_device"
         else:
             value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
@@ -216,8 +218,8 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         if values == {"both"}:
             start, end = min(h[2] for h in kept), max(h[3] for h in kept)
             return ("workload", "both", start, end, min(h[4] for h in kept)), False
-    if field == "cloud" and "multi_cloud" in values and values <= {"multi_cloud", "google_cloud", "other_single_cloud"}:
-        # "AWS + GCP, both clouds are here to stay": the named clouds are the members of the multi-cloud
+    if field == "cloud" and "multi_cloud" in values:
+        # "AWS + GCP, both clouds are here to stay", "hybrid: on-prem and AWS": the places named are its members
         kept = [h for h in kept if h[1] == "multi_cloud"]
         values = {"multi_cloud"}
     if len(values) > 1:
