@@ -33,6 +33,9 @@ from pydantic import BaseModel, ConfigDict, field_validator
 __all__ = ["ContextCues", "CompiledContext", "Verdict"]
 
 Verdict = Literal["keep", "drop", "ask"]
+#: How far (characters) a cue and its filler words reach: a bound, so that a long message is
+#: not searched from every match back to the start of a run-on clause.
+REACH = 160
 
 #: Ends a sentence: . ! ? or a newline (a dot inside "2.3" or "tf.keras" does not).
 _SENTENCE_END = re.compile(r"[!?\n]+|\.(?=\s|$)|;")
@@ -96,9 +99,9 @@ class CompiledContext:
         """What a match at ``text[start:end]`` is worth: kept, dropped, or asked about."""
         s_start, s_end = _sentence(text, start)
         sentence = text[s_start:s_end]
-        c_start = _clause_start(text, s_start, start)
+        c_start = _clause_start(text, max(s_start, start - REACH), start)
         c_end = _clause_end(text, end, s_end)
-        if self.elsewhere.search(text[c_start:c_end]):
+        if self.elsewhere.search(text[c_start:min(c_end, end + REACH)]):
             return "drop"
         question = sentence.rstrip().endswith("?")
         about_hardware = question or self.generic_opening.match(sentence) is not None
@@ -111,7 +114,7 @@ class CompiledContext:
             return "ask"
         if self.negation.search(before) or self.hypothetical.search(before):
             return "drop"
-        if self.transition_after.search(text[end:c_end]):  # "a Keras shop migrating to JAX": on the way out
+        if self.transition_after.search(text[end:min(c_end, end + REACH)]):  # "a Keras shop migrating to JAX": on the way out
             return "ask"
         return "keep"
 
