@@ -173,8 +173,8 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     # "8 GPUs", "8x H100", "8xA100", "2k H100s", "4,096 TPU v5p chips", "two nodes", "2 TPU v4 pods".
     # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
     # between the number and the unit describe the unit; they are no preposition or determiner.
-    between = rf"(?:(?!(?:{c.not_between})\b)[\w-]+\s+)"
-    number = rf"(?<![\d.,])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])"
+    between = rf"(?:(?!(?:{c.not_between})\b|\d)[\w-]+\s+)"
+    number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])"  # not "ZeRO-3", not "2.3"
     counts = [
         re.compile(rf"{number}(?:\s*x\s*|\s+of\s+|\s+){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
         re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
