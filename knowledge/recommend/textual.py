@@ -62,6 +62,14 @@ class _Patterns(BaseModel):
 class Term(_Patterns):
     confidence: float = Field(gt=0.0, le=1.0)
     asked_only: bool = False
+    #: Fields whose matches inside this one are part of it, not statements of their own:
+    #: "strong in both CUDA and JAX" is the team's skill, not its framework.
+    shadows: tuple[str, ...] = ()
+
+    def check(self) -> None:
+        super().check()
+        if not set(self.shadows) <= set(FIELD_VALUES):
+            raise ValueError(f"{self.field} = {self.value}: shadows {self.shadows} are not profile fields")
 
 
 class Confirm(_Patterns):
@@ -176,7 +184,7 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     between = rf"(?:(?!(?:{c.not_between})\b|\d)[\w-]+\s+)"
     number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])"  # not "ZeRO-3", not "2.3"
     counts = [
-        re.compile(rf"{number}(?:\s*x\s*|\s+of\s+|\s+){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
+        re.compile(rf"{number}\+?(?:\s*x\s*|\s+of\s+|\s+|-){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
         re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
         re.compile(c.slice, re.IGNORECASE),  # a TPU slice: "v5p-512"
     ]
@@ -238,10 +246,15 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     text = (text or "")[:MAX_TEXT_CHARS]
     terms, confirms, count, context = _compiled(vocab)
     found: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
+    shadowing: list[tuple[int, int, tuple[str, ...]]] = []
     for term, pattern in terms:
         if (field is not None and term.field != field) or (term.asked_only and term.field != field):
             continue
-        found += [(term.field, term.value, m.start(), m.end(), term.confidence) for m in pattern.finditer(text)]
+        for m in pattern.finditer(text):
+            found.append((term.field, term.value, m.start(), m.end(), term.confidence))
+            if term.shadows:
+                shadowing.append((m.start(), m.end(), term.shadows))
+    found = [h for h in found if not any(h[0] in f and s <= h[2] and h[3] <= e for s, e, f in shadowing)]
     answer = field is not None
     verdicts = [context.judge(text, h[2], h[3], answer) for h in found]
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
