@@ -14,7 +14,8 @@ how they apply:
   never assumed; so does a value on its way out ("a Keras shop migrating to JAX");
 * a sentence that names no one on the team ("we", "our", "I") and is a question or opens
   with the hardware ("TPUs are cheaper at scale.") describes the hardware, not the team:
-  nothing in it counts. In any question, the interrogative clause itself ("would JAX be
+  nothing in it counts; nor does one about someone else ("OpenAI serves on Azure", "my
+  friend's startup trains on 512 TPUs", "I read that FlashAttention 3 is out"). In any question, the interrogative clause itself ("would JAX be
   faster for us?") states nothing either;
 * a clause set in the past or elsewhere ("at my last job", "previously") counts for nothing.
 
@@ -56,6 +57,7 @@ class ContextCues(BaseModel):
     generic_opening: str
     elsewhere: str
     transition_after: str
+    others: str
 
     @field_validator("*")
     @classmethod
@@ -76,6 +78,7 @@ class CompiledContext:
     generic_opening: re.Pattern[str]
     elsewhere: re.Pattern[str]
     transition_after: re.Pattern[str]
+    others: re.Pattern[str]
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
@@ -93,6 +96,7 @@ class CompiledContext:
             generic_opening=re.compile(cues.generic_opening, re.IGNORECASE),
             elsewhere=re.compile(cues.elsewhere, re.IGNORECASE),
             transition_after=re.compile(rf"^{fill}\s+(?:{cues.transition_after})\b", re.IGNORECASE),
+            others=re.compile(cues.others, re.IGNORECASE),
         )
 
     def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False) -> Verdict:
@@ -107,6 +111,8 @@ class CompiledContext:
         about_hardware = question or self.generic_opening.match(sentence) is not None
         if not answer and about_hardware and not self.self_words.search(sentence):
             return "drop"
+        if not answer and self._about_others(sentence):
+            return "drop"
         if not answer and not confirm and question and c_end >= s_end - 1:
             return "drop"  # the interrogative clause: "would JAX be faster for us?"
         before = text[c_start:start]
@@ -117,6 +123,13 @@ class CompiledContext:
         if self.transition_after.search(text[end:min(c_end, end + REACH)]):  # "a Keras shop migrating to JAX": on the way out
             return "ask"
         return "keep"
+
+
+    def _about_others(self, sentence: str) -> bool:
+        """Someone else's situation: "OpenAI serves on Azure", "my friend's startup trains on 512 TPUs"."""
+        if not self.others.search(sentence):
+            return False
+        return not self.self_words.search(self.others.sub(" ", sentence))
 
 
 def _sentence(text: str, pos: int) -> tuple[int, int]:
