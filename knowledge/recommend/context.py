@@ -15,8 +15,8 @@ how they apply:
 * a sentence that names no one on the team ("we", "our", "I") and is a question or opens
   with the hardware ("TPUs are cheaper at scale.") describes the hardware, not the team:
   nothing in it counts; nor does one about someone else ("OpenAI serves on Azure", "my
-  friend's startup trains on 512 TPUs", "I read that FlashAttention 3 is out"). In any question, the interrogative clause itself ("would JAX be
-  faster for us?") states nothing either;
+  friend's startup trains on 512 TPUs", "I read that FlashAttention 3 is out"). In any
+  question, the interrogative clause itself ("would JAX be faster for us?") states nothing;
 * a clause set in the past or elsewhere ("at my last job", "previously") counts for nothing.
 
 Intake answers (``field`` given) answer a question about the team, so only the clause
