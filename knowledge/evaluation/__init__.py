@@ -1,5 +1,6 @@
 """The dev set (with its tuning / test split), metrics with Wilson intervals, the answer
-lint, calibration on the tuning half, and the CI floors judged on the test half.
+lint, calibration on the tuning half, and the CI floors judged on the test half; the same
+for ``profile_from_text`` on the labelled phrasings (:mod:`knowledge.evaluation.extraction`).
 
 Names load lazily (PEP 562): importing one light module of this package (a type, a
 loader) must not pull in FAISS, BM25 and numpy with the engine.
@@ -22,6 +23,17 @@ _EXPORTS: dict[str, str] = {
     "halves": "knowledge.evaluation.devset",
     "load_dev_set": "knowledge.evaluation.devset",
     "split": "knowledge.evaluation.devset",
+    "stratified_halves": "knowledge.evaluation.devset",
+    "ExtractionFloors": "knowledge.evaluation.extraction",
+    "ExtractionHalf": "knowledge.evaluation.extraction",
+    "ExtractionReport": "knowledge.evaluation.extraction",
+    "LATE_PHRASINGS_FILE": "knowledge.evaluation.extraction",
+    "Phrasing": "knowledge.evaluation.extraction",
+    "judge_extraction": "knowledge.evaluation.extraction",
+    "load_extraction_floors": "knowledge.evaluation.extraction",
+    "load_phrasings": "knowledge.evaluation.extraction",
+    "measure_extraction": "knowledge.evaluation.extraction",
+    "phrasing_halves": "knowledge.evaluation.extraction",
     "Floors": "knowledge.evaluation.floors",
     "load_floors": "knowledge.evaluation.floors",
     "REPEAT_COSINE": "knowledge.evaluation.lint",

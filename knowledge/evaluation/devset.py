@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "half_of", "IN_CATEGORIES", "OUT_CATEGORIES"]
+__all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "half_of", "stratified_halves", "IN_CATEGORIES", "OUT_CATEGORIES"]
 
 #: The dev set and floors, package data beside this module.
 EVAL_DIR = Path(__file__).resolve().parent / "data"
@@ -53,23 +53,26 @@ def load_dev_set(path: Path | None = None) -> list[DevItem]:
     return items
 
 
-def _key(item: DevItem) -> str:
-    return hashlib.sha256(f"{item.id}|{item.question}".encode()).hexdigest()
+def stratified_halves(entries: list[tuple[str, str, str]]) -> dict[str, Half]:
+    """(id, stratum, text) -> {id: half}: within each stratum, entries sorted by a hash of
+    id and text alternate tune / test.
+
+    Stratifying keeps both halves alike (each has its share of every kind); the hash keeps
+    the split independent of file order and of anything the engine does. Shared by every
+    labelled set (the dev set here, the phrasings in :mod:`knowledge.evaluation.extraction`).
+    """
+    out: dict[str, Half] = {}
+    for stratum in sorted({e[1] for e in entries}):
+        mine = [e for e in entries if e[1] == stratum]
+        ordered = sorted(mine, key=lambda e: hashlib.sha256(f"{e[0]}|{e[2]}".encode()).hexdigest())
+        for n, entry in enumerate(ordered):
+            out[entry[0]] = "tune" if n % 2 == 0 else "test"
+    return out
 
 
 def halves(items: list[DevItem]) -> dict[str, Half]:
-    """id -> half: within each category, questions sorted by a hash alternate tune / test.
-
-    Stratifying by category keeps both halves alike (each has its share of typos,
-    situational questions, injections...); the hash keeps the split independent of file
-    order and of anything the engine does.
-    """
-    out: dict[str, Half] = {}
-    for cat in sorted({i.category for i in items}):
-        ordered = sorted((i for i in items if i.category == cat), key=_key)
-        for n, item in enumerate(ordered):
-            out[item.id] = "tune" if n % 2 == 0 else "test"
-    return out
+    """id -> half, stratified by category (see :func:`stratified_halves`)."""
+    return stratified_halves([(i.id, i.category, i.question) for i in items])
 
 
 def half_of(item: DevItem, items: list[DevItem] | None = None) -> Half:

@@ -7,9 +7,14 @@ a confidence. What is ambiguous is never guessed: it becomes a confirmation ques
 
 * a longer match wins over a shorter one inside it ("no custom kernels" over "custom kernels");
 * two different answers to one field are a question, not a pick (except "training" and
-  "inference" together, which *is* ``both``);
+  "inference" together, which *is* ``both``, and clouds named beside "multi-cloud", which
+  are its members);
 * ``asked_only`` patterns ("every week", "2 weeks", "none") count only when the text
-  answers that field's question: the intake passes ``field=``.
+  answers that field's question: the intake passes ``field=``;
+* the words around a match decide whether it states the team's situation at all ("not on
+  GCP", "thinking about JAX", "is FlashAttention available on TPU?"): see
+  :mod:`knowledge.recommend.context`. A hedged match ("not sure if we use FlashAttention")
+  becomes a question.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from common.errors import RuleError
+from knowledge.recommend.context import CompiledContext, ContextCues
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
 __all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary"]
@@ -56,10 +62,21 @@ class _Patterns(BaseModel):
 class Term(_Patterns):
     confidence: float = Field(gt=0.0, le=1.0)
     asked_only: bool = False
+    #: Fields whose matches inside this one are part of it, not statements of their own:
+    #: "strong in both CUDA and JAX" is the team's skill, not its framework.
+    shadows: tuple[str, ...] = ()
+
+    def check(self) -> None:
+        super().check()
+        if not set(self.shadows) <= set(FIELD_VALUES):
+            raise ValueError(f"{self.field} = {self.value}: shadows {self.shadows} are not profile fields")
 
 
 class Confirm(_Patterns):
     question: str = Field(min_length=1)
+    #: The phrase competes with a set answer of another value ("a single 4090, then train at
+    #: scale"): the field is unset and asked. Off for phrases that ask something else (can you move?).
+    contests: bool = False
 
 
 class Counts(BaseModel):
@@ -68,6 +85,11 @@ class Counts(BaseModel):
     units: str
     single_max: int = Field(ge=1)
     massive_min: int = Field(ge=2)
+    node_units: str
+    node_massive_min: int = Field(ge=2)
+    pod_units: str
+    not_between: str
+    slice: str
     confidence: float = Field(gt=0.0, le=1.0)
 
 
@@ -76,6 +98,7 @@ class Vocabulary(BaseModel):
 
     counts: Counts
     numbers: dict[str, int]
+    context: ContextCues
     term: tuple[Term, ...]
     confirm: tuple[Confirm, ...] = ()
 
@@ -125,13 +148,17 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
         for entry in (*vocab.term, *vocab.confirm):
             entry.check()
         re.compile(vocab.counts.units)
+        for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
+            re.compile(pattern)
     except (OSError, tomllib.TOMLDecodeError, ValidationError, ValueError, re.error) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise RuleError(f"{path.name}: {first}") from None
     return vocab
 
 
-_Compiled = tuple[list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], re.Pattern[str]]
+_Compiled = tuple[
+    list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], list[re.Pattern[str]], CompiledContext,
+]
 #: Compiled patterns per vocabulary object (a vocabulary holds a dict, so it cannot be an lru_cache key).
 _COMPILED: dict[int, tuple[Vocabulary, _Compiled]] = {}
 
@@ -149,22 +176,39 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     terms = [(t, re.compile(p, re.IGNORECASE)) for t in vocab.term for p in t.patterns]
     confirms = [(c, re.compile(p, re.IGNORECASE)) for c in vocab.confirm for p in c.patterns]
     words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in vocab.numbers), key=len, reverse=True))
-    count = re.compile(rf"\b(\d[\d,]*|{words})(?:\s+of)?\s+(?:\w+\s+){{0,2}}?{vocab.counts.units}\b", re.IGNORECASE)
-    return terms, confirms, count
+    c = vocab.counts
+    units = f"(?P<pod>{c.pod_units})|(?P<device>{c.units})|(?P<node>{c.node_units})"
+    # "8 GPUs", "8x H100", "8xA100", "2k H100s", "4,096 TPU v5p chips", "two nodes", "2 TPU v4 pods".
+    # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
+    # between the number and the unit describe the unit; they are no preposition or determiner.
+    between = rf"(?:(?!(?:{c.not_between})\b|\d)[\w-]+\s+)"
+    number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])"  # not "ZeRO-3", not "2.3"
+    counts = [
+        re.compile(rf"{number}\+?(?:\s*x\s*|\s+of\s+|\s+|-){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
+        re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
+        re.compile(c.slice, re.IGNORECASE),  # a TPU slice: "v5p-512"
+    ]
+    return terms, confirms, counts, CompiledContext.build(vocab.context)
 
 
 _Hit = tuple[str, str, int, int, float]
 
 
-def _count_hits(text: str, vocab: Vocabulary, pattern: re.Pattern[str]) -> list[_Hit]:
+def _count_hits(text: str, vocab: Vocabulary, patterns: list[re.Pattern[str]]) -> list[_Hit]:
     hits = []
-    for m in pattern.finditer(text):
-        raw = m.group(1).lower().replace(",", "")
-        n = int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
+    for m in (m for pattern in patterns for m in pattern.finditer(text)):
+        raw = m.group("n").lower().replace(",", "")
+        thousands = raw.endswith("k") and raw[:-1].isdigit()
+        n = int(raw[:-1]) * 1000 if thousands else int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
         if n <= 0:
             continue
         c = vocab.counts
-        value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
+        if m.groupdict().get("pod"):  # pods are the big machines: any number of them is massive
+            value = "massive"
+        elif m.groupdict().get("node"):  # a node holds several accelerators: one node is already multi-device
+            value = "massive" if n >= c.node_massive_min else "multi_device"
+        else:
+            value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
         hits.append(("scale", value, m.start(), m.end(), c.confidence))
     return hits
 
@@ -182,22 +226,39 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         if values == {"both"}:
             start, end = min(h[2] for h in kept), max(h[3] for h in kept)
             return ("workload", "both", start, end, min(h[4] for h in kept)), False
+    if field == "cloud" and "multi_cloud" in values:
+        # "AWS + GCP, both clouds are here to stay", "hybrid: on-prem and AWS": the places named are its members
+        kept = [h for h in kept if h[1] == "multi_cloud"]
+        values = {"multi_cloud"}
     if len(values) > 1:
         return None, True
     best = max(kept, key=lambda h: (h[3] - h[2], h[4]))
     return best, False
 
 
+def _question(field: str, value: str, evidence: str) -> str:
+    return f"Did you mean {field.replace('_', ' ')}: {value.replace('_', ' ')}? (you wrote \"{evidence}\")"
+
+
 def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:
     """Understand ``text``; with ``field`` (an intake answer) only that field, asked-only words included."""
     vocab = vocabulary or load_vocabulary()
     text = (text or "")[:MAX_TEXT_CHARS]
-    terms, confirms, count = _compiled(vocab)
-    hits: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
+    terms, confirms, count, context = _compiled(vocab)
+    found: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
+    shadowing: list[tuple[int, int, tuple[str, ...]]] = []
     for term, pattern in terms:
         if (field is not None and term.field != field) or (term.asked_only and term.field != field):
             continue
-        hits += [(term.field, term.value, m.start(), m.end(), term.confidence) for m in pattern.finditer(text)]
+        for m in pattern.finditer(text):
+            found.append((term.field, term.value, m.start(), m.end(), term.confidence))
+            if term.shadows:
+                shadowing.append((m.start(), m.end(), term.shadows))
+    found = [h for h in found if not any(h[0] in f and s <= h[2] and h[3] <= e for s, e, f in shadowing)]
+    answer = field is not None
+    verdicts = [context.judge(text, h[2], h[3], answer) for h in found]
+    hits = [h for h, v in zip(found, verdicts) if v == "keep"]
+    hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
     out = Extraction()
     conflicted: set[str] = set()
     for name in FIELD_VALUES:
@@ -210,16 +271,27 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
         elif best is not None:
             out.fields[name] = FieldEvidence(field=name, value=best[1], span=(best[2], best[3]),
                                              evidence=text[best[2]:best[3]], confidence=best[4])
-    spans = [(h[2], h[3]) for h in hits]
+    spans = [(h[2], h[3]) for h in found]
     for confirm, pattern in confirms:
-        if (field is not None and confirm.field != field) or confirm.field in out.fields:
+        if field is not None and confirm.field != field:
+            continue
+        set_to = out.fields.get(confirm.field)
+        if set_to is not None and (not confirm.contests or set_to.value == confirm.value):
             continue
         for m in pattern.finditer(text):
             if any(s[0] <= m.start() and m.end() <= s[1] for s in spans):
                 continue
+            if context.judge(text, m.start(), m.end(), answer, confirm=True) == "drop":
+                continue
+            out.fields.pop(confirm.field, None)
             if not any(c.field == confirm.field for c in out.confirmations):
                 out.confirmations.append(Confirmation(field=confirm.field, value=confirm.value, span=(m.start(), m.end()),
                                                       evidence=m.group(0), question=confirm.question))
+    for h in hedged:  # "not sure if we use FlashAttention": asked, never assumed
+        if h[0] not in out.fields and not any(c.field == h[0] for c in out.confirmations):
+            evidence = text[h[2]:h[3]]
+            out.confirmations.append(Confirmation(field=h[0], value=h[1], span=(h[2], h[3]), evidence=evidence,
+                                                  question=_question(h[0], h[1], evidence)))
     for name in sorted(conflicted - set(out.fields)):
         values = sorted({h[1] for h in hits if h[0] == name})
         if not any(c.field == name for c in out.confirmations):

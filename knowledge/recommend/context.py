@@ -1,0 +1,154 @@
+"""Whether a vocabulary match states the team's situation, judged from the words around it.
+
+A pattern finding "GCP" is not enough: "not on GCP", "we moved off AWS", "thinking about
+JAX", "is FlashAttention available on TPU?" all name a value the team does not have. The
+cue words are data (the ``[context]`` table of ``vocabulary.toml``); this module only says
+how they apply:
+
+* the cue must sit right before the match, in the same clause, with nothing but filler
+  words between ("not really on GCP", "nobody on the team has ever used JAX"), or one
+  coordinated item ("deciding between AWS and GCP");
+* a negation ("not", "no longer", "moved off") or a hypothetical ("try", "move to",
+  "considering") drops the match: the text does not state that value;
+* a hedge ("not sure if", "might", "possibly") keeps it as a question: it is asked,
+  never assumed; so does a value on its way out ("a Keras shop migrating to JAX");
+* a sentence that names no one on the team ("we", "our", "I") and is a question or opens
+  with the hardware ("TPUs are cheaper at scale.") describes the hardware, not the team:
+  nothing in it counts; nor does one about someone else ("OpenAI serves on Azure", "my
+  friend's startup trains on 512 TPUs", "I read that FlashAttention 3 is out"). In any
+  question, the interrogative clause itself ("would JAX be faster for us?") states nothing;
+* a clause set in the past or elsewhere ("at my last job", "previously") counts for nothing.
+
+Intake answers (``field`` given) answer a question about the team, so only the clause
+cues apply to them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+__all__ = ["ContextCues", "CompiledContext", "Verdict"]
+
+Verdict = Literal["keep", "drop", "ask"]
+#: How far (characters) a cue and its filler words reach: a bound, so that a long message is
+#: not searched from every match back to the start of a run-on clause.
+REACH = 160
+
+#: Ends a sentence: . ! ? or a newline (a dot inside "2.3" or "tf.keras" does not).
+_SENTENCE_END = re.compile(r"[!?\n]+|\.(?=\s|$)|;")
+#: Ends a clause inside a sentence.
+_CLAUSE_BREAK = re.compile(r"[,:()\[\]]|\s[-\u2013\u2014]\s|\bbut\b|\bwhile\b|\bthough\b", re.IGNORECASE)
+
+
+class ContextCues(BaseModel):
+    """The ``[context]`` table: regular expressions (case-insensitive) for each kind of cue."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    negation: str
+    hypothetical: str
+    hedge: str
+    filler: str
+    self_words: str
+    generic_opening: str
+    elsewhere: str
+    transition_after: str
+    others: str
+
+    @field_validator("*")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"context pattern {pattern!r} does not compile: {exc}") from None
+        return pattern
+
+
+@dataclass(frozen=True)
+class CompiledContext:
+    negation: re.Pattern[str]
+    hypothetical: re.Pattern[str]
+    hedge: re.Pattern[str]
+    self_words: re.Pattern[str]
+    generic_opening: re.Pattern[str]
+    elsewhere: re.Pattern[str]
+    transition_after: re.Pattern[str]
+    others: re.Pattern[str]
+
+    @classmethod
+    def build(cls, cues: ContextCues) -> "CompiledContext":
+        fill = rf"(?:\s+(?:{cues.filler}))*"
+
+        def right_before(cue: str) -> re.Pattern[str]:
+            # the cue's reach spans one coordinated item: "not on AWS or GCP", "between AWS and GCP"
+            return re.compile(rf"(?:{cue}){fill}(?:\s+[\w.+-]+(?:\s+[\w.+-]+)?\s+(?:and|or|nor|vs\.?|versus){fill})?\s*$", re.IGNORECASE)
+
+        return cls(
+            negation=right_before(cues.negation),
+            hypothetical=right_before(cues.hypothetical),
+            hedge=right_before(cues.hedge),
+            self_words=re.compile(cues.self_words, re.IGNORECASE),
+            generic_opening=re.compile(cues.generic_opening, re.IGNORECASE),
+            elsewhere=re.compile(cues.elsewhere, re.IGNORECASE),
+            transition_after=re.compile(rf"^{fill}\s+(?:{cues.transition_after})\b", re.IGNORECASE),
+            others=re.compile(cues.others, re.IGNORECASE),
+        )
+
+    def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False) -> Verdict:
+        """What a match at ``text[start:end]`` is worth: kept, dropped, or asked about."""
+        s_start, s_end = _sentence(text, start)
+        sentence = text[s_start:s_end]
+        c_start = _clause_start(text, max(s_start, start - REACH), start)
+        c_end = _clause_end(text, end, s_end)
+        if self.elsewhere.search(text[c_start:min(c_end, end + REACH)]):
+            return "drop"
+        question = sentence.rstrip().endswith("?")
+        about_hardware = question or self.generic_opening.match(sentence) is not None
+        if not answer and about_hardware and not self.self_words.search(sentence):
+            return "drop"
+        if not answer and self._about_others(sentence):
+            return "drop"
+        if not answer and not confirm and question and c_end >= s_end - 1:
+            return "drop"  # the interrogative clause: "would JAX be faster for us?"
+        before = text[c_start:start]
+        if self.hedge.search(before):  # before the others: "not sure if we use ..." is a hedge
+            return "ask"
+        if self.negation.search(before) or self.hypothetical.search(before):
+            return "drop"
+        if self.transition_after.search(text[end:min(c_end, end + REACH)]):  # "a Keras shop migrating to JAX": on the way out
+            return "ask"
+        return "keep"
+
+
+    def _about_others(self, sentence: str) -> bool:
+        """Someone else's situation: "OpenAI serves on Azure", "my friend's startup trains on 512 TPUs"."""
+        if not self.others.search(sentence):
+            return False
+        return not self.self_words.search(self.others.sub(" ", sentence))
+
+
+def _sentence(text: str, pos: int) -> tuple[int, int]:
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() <= pos:
+            start = m.end()
+        elif m.start() >= pos:
+            return start, m.end()
+    return start, len(text)
+
+
+def _clause_start(text: str, sentence_start: int, pos: int) -> int:
+    start = sentence_start
+    for m in _CLAUSE_BREAK.finditer(text, sentence_start, pos):
+        start = m.end()
+    return start
+
+
+def _clause_end(text: str, pos: int, sentence_end: int) -> int:
+    m = _CLAUSE_BREAK.search(text, pos, sentence_end)
+    return m.start() if m else sentence_end
