@@ -8,8 +8,7 @@ loader) must not pull in FAISS, BM25 and numpy with the engine.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from common.lazy import lazy_getattr
 
 _EXPORTS: dict[str, str] = {
     "DECLINE_TEXT": "knowledge.qa.abstain",
@@ -66,8 +65,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = list(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
