@@ -270,8 +270,9 @@ def _plain(question: str, cands: list[Candidate], intent: Intent, params: Answer
             head = re.split(r"\b(?:is|are|stands?)\b", s, maxsplit=1)[0]
             return any(p.search(s) for p in voc.definitions) and bool(qtokens & set(tokenize(head)))
 
-        defining = [c for c in cands if defines_asked(c.text)]
-        lead = max(defining, key=lambda c: c.relevance) if defining else _lead(cands, lambda s: dangling_opener(s) is None)
+        # A defining sentence leads only among the relevant ones: "A TPU is a poor place for
+        # string handling" has the shape of a definition but answers no "who makes TPUs?".
+        lead = _lead(cands, lambda s: defines_asked(s) and dangling_opener(s) is None)
     else:
         lead = _lead(cands, lambda s: dangling_opener(s) is None)
     if lead is None:

@@ -48,6 +48,11 @@ class CuratedParams(_Strict):
     min_similarity: float = Field(0.70, ge=0, le=1)
     #: ... provided it leads the runner-up entry by at least this much
     min_margin: float = Field(0.05, ge=0, le=1)
+    #: ... and one of the entry's answer sentences is itself this close to the question: a
+    #: question worded like an entry's heading but asking something else ("how do we keep
+    #: the option of moving to TPUs later?" vs "when should we stay on GPUs rather than move
+    #: to TPUs?") shares the heading's words, not its answer's
+    min_answer_similarity: float = Field(0.40, ge=0, le=1)
 
 
 class QAParams(_Strict):
