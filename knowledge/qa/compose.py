@@ -195,12 +195,19 @@ def _redundant(c: Candidate, picked: list[Candidate], params: AnswerParams) -> b
     return any(float(c.vector @ p.vector) >= params.max_redundancy for p in picked)
 
 
-def _mmr(pool: list[Candidate], n: int, params: AnswerParams, picked: list[Candidate] | None = None) -> list[Candidate]:
-    """Greedy MMR: up to ``n`` relevant, mutually different sentences (``picked`` already chosen)."""
+def _mmr(
+    pool: list[Candidate], n: int, params: AnswerParams, picked: list[Candidate] | None = None, top: float | None = None
+) -> list[Candidate]:
+    """Greedy MMR: up to ``n`` relevant, mutually different sentences (``picked`` already chosen).
+
+    A sentence must score ``min_relevance_ratio`` of ``top`` (the answer's lead, when there
+    is one), else of the best in the pool: a sentence that supports a lead is measured
+    against the lead, or a glossary's neighbouring entry rides along with the one asked for.
+    """
     already = list(picked or [])
     if not pool or n <= 0:
         return []
-    best = max(c.relevance for c in pool)
+    best = top if top is not None else max(c.relevance for c in pool)
     pool = [c for c in pool if c.relevance >= best * params.min_relevance_ratio and c not in already]
     out: list[Candidate] = []
     while pool and len(out) < n:
@@ -277,7 +284,7 @@ def _plain(question: str, cands: list[Candidate], intent: Intent, params: Answer
         lead = _lead(cands, lambda s: dangling_opener(s) is None)
     if lead is None:
         return []
-    others = _mmr([c for c in cands if c is not lead], intent.max_sentences - 1, params, [lead])
+    others = _mmr([c for c in cands if c is not lead], intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
     return [(c, "answer") for c in ordered]
 
