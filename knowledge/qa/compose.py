@@ -60,6 +60,7 @@ class ComposeVocabulary(BaseModel):
     negative: list[str]
     definitions: list[str]
     domain_terms: str
+    generic_words: list[str]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class _Compiled:
     negative: tuple[re.Pattern[str], ...]
     definitions: tuple[re.Pattern[str], ...]
     domain: re.Pattern[str]
+    generic: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -87,6 +89,7 @@ def vocabulary() -> _Compiled:
         re.compile(v.gpu_terms, re.I), re.compile(v.tpu_terms, re.I), many(v.verdicts),
         many(v.for_gpu), many(v.for_tpu), many(v.neutral), many(v.positive),
         many(v.negative), many(v.definitions), re.compile(v.domain_terms, re.I),
+        frozenset(tokenize(" ".join(v.generic_words))),
     )
 
 
@@ -200,15 +203,17 @@ def _mmr(
 ) -> list[Candidate]:
     """Greedy MMR: up to ``n`` relevant, mutually different sentences (``picked`` already chosen).
 
-    A sentence must score ``min_relevance_ratio`` of ``top`` (the answer's lead, when there
-    is one), else of the best in the pool: a sentence that supports a lead is measured
-    against the lead, or a glossary's neighbouring entry rides along with the one asked for.
+    A sentence must score ``min_relevance_ratio`` of the best in the pool and, when the
+    answer has a lead (``top``, its relevance), ``min_support_ratio`` of the lead: measured
+    only against what is left, a glossary's neighbouring entry rides along with the one asked for.
     """
     already = list(picked or [])
     if not pool or n <= 0:
         return []
-    best = top if top is not None else max(c.relevance for c in pool)
-    pool = [c for c in pool if c.relevance >= best * params.min_relevance_ratio and c not in already]
+    floor = max(c.relevance for c in pool) * params.min_relevance_ratio
+    if top is not None:
+        floor = max(floor, top * params.min_support_ratio)
+    pool = [c for c in pool if c.relevance >= floor and c not in already]
     out: list[Candidate] = []
     while pool and len(out) < n:
         def score(c: Candidate) -> float:
@@ -241,6 +246,17 @@ def _with_predecessors(picked: list[Candidate], all_cands: list[Candidate], budg
     return out[:budget]
 
 
+def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams) -> bool:
+    """A sentence after the lead shares a topic word with the question or elaborates the lead.
+
+    Cosine with the question alone lets in sentences that merely say "TPU" a lot; a
+    supporting sentence must name something the question names (beyond the generic
+    words of ``data/compose.toml``), or be close to the lead it supports.
+    """
+    topic = set(tokenize(question)) - vocabulary().generic
+    return bool(topic & set(tokenize(c.text))) or float(c.vector @ lead.vector) >= params.min_lead_cosine
+
+
 def _lead(pool: list[Candidate], prefer: Callable[[str], bool]) -> Candidate | None:
     """The most relevant preferred sentence among the relevant ones, else the most relevant."""
     if not pool:
@@ -257,9 +273,19 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> lis
     if lead is None:
         return []
     chosen: list[tuple[Candidate, str]] = [(lead, "verdict")]
-    per_side = max(0, (intent.max_sentences - 1) // 2)
-    rest = [c for c in cands if c is not lead]
     picked = [lead]
+    # The question's best answer may argue for neither side ("PyTorch can also target TPUs
+    # through PyTorch/XLA" for a PyTorch team asking what to expect): when it beats the
+    # verdict it follows it, so the sides do not crowd it out.
+    best = max(cands, key=lambda c: c.relevance)
+    if (
+        best is not lead and intent.max_sentences > 1 and best.relevance > lead.relevance
+        and argues_for(best.text) is None and dangling_opener(best.text) is None and not _redundant(best, picked, params)
+    ):
+        chosen.append((best, "answer"))
+        picked.append(best)
+    per_side = max(0, (intent.max_sentences - len(chosen)) // 2)
+    rest = [c for c in cands if c not in picked]
     for side in ("gpu", "tpu"):
         mine = _mmr([c for c in rest if argues_for(c.text) == side and dangling_opener(c.text) is None], per_side, params, picked)
         picked += mine
@@ -284,7 +310,8 @@ def _plain(question: str, cands: list[Candidate], intent: Intent, params: Answer
         lead = _lead(cands, lambda s: dangling_opener(s) is None)
     if lead is None:
         return []
-    others = _mmr([c for c in cands if c is not lead], intent.max_sentences - 1, params, [lead], top=lead.relevance)
+    pool = [c for c in cands if c is not lead and _on_topic(c, question, lead, params)]
+    others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
     return [(c, "answer") for c in ordered]
 

@@ -31,6 +31,10 @@ class AnswerParams(_Strict):
     mmr_lambda: float = Field(0.8, ge=0, le=1)
     min_relevance_ratio: float = Field(0.75, ge=0, le=1)
     max_redundancy: float = Field(0.85, ge=0, le=1)
+    #: a sentence supporting an answer's lead must score at least this share of the lead
+    min_support_ratio: float = Field(0.7, ge=0, le=1)
+    #: ... and share a topic word with the question, or be at least this close (cosine) to the lead
+    min_lead_cosine: float = Field(0.6, ge=0, le=1)
 
 
 class AbstainParams(_Strict):
