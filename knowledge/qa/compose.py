@@ -272,6 +272,15 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> lis
     lead = max(verdicts, key=lambda c: c.relevance) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
     if lead is None:
         return []
+    top = max(cands, key=lambda c: c.relevance)
+    voc = vocabulary()
+    compares = bool(voc.gpu.search(top.text) and voc.tpu.search(top.text)) and argues_for(top.text) is not None
+    narrow = intent.name == "comparison" and top is not lead and compares and dangling_opener(top.text) is None
+    if narrow and lead.relevance < top.relevance * params.min_relevance_ratio:
+        # A comparison on one narrow point ("which is easier to debug, GPU or TPU?") is
+        # answered by the sentence that compares the two on that point and takes a side,
+        # not by a general verdict (a team's own situation still gets the verdict).
+        lead = top
     chosen: list[tuple[Candidate, str]] = [(lead, "verdict")]
     picked = [lead]
     # The question's best answer may argue for neither side ("PyTorch can also target TPUs
@@ -296,7 +305,10 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> lis
 def _plain(question: str, cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
     """The answering sentence first, then the most useful others in the order of the notes."""
     voc = vocabulary()
-    if intent.name == "definition":
+    if intent.name == "definition" and intent.decided_by.startswith("cue"):
+        # Only a question worded "what is X" / "what does X stand for" prefers a defining
+        # sentence; "who makes TPUs?" (a definition by its nearest prototype) wants the
+        # sentence that answers it, defining or not.
         qtokens = set(tokenize(question))
 
         def defines_asked(s: str) -> bool:
