@@ -247,12 +247,15 @@ def _with_predecessors(picked: list[Candidate], all_cands: list[Candidate], budg
 
 
 def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams) -> bool:
-    """A sentence after the lead shares a topic word with the question or elaborates the lead.
+    """A sentence after the lead is nearly as relevant as the lead, shares a topic word with
+    the question, or elaborates the lead.
 
     Cosine with the question alone lets in sentences that merely say "TPU" a lot; a
-    supporting sentence must name something the question names (beyond the generic
+    weaker supporting sentence must name something the question names (beyond the generic
     words of ``data/compose.toml``), or be close to the lead it supports.
     """
+    if c.relevance >= lead.relevance * params.min_relevance_ratio:
+        return True  # nearly as relevant as the lead itself
     topic = set(tokenize(question)) - vocabulary().generic
     return bool(topic & set(tokenize(c.text))) or float(c.vector @ lead.vector) >= params.min_lead_cosine
 
