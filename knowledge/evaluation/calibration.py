@@ -48,6 +48,8 @@ def _observe(engine: QAEngine, items: list[DevItem]) -> list[_Seen]:
         best = engine.curated.best(qvec)
         if best is not None and not engine.curated.names_topic(text, best.entry):
             best = None  # the matcher never routes a question that names none of the entry's topics
+        elif best is not None and engine.curated.answer_similarity(qvec, best.entry) < engine.params.curated.min_answer_similarity:
+            best = None  # nor one that no sentence of the entry answers
         out.append(_Seen(item, intent.name, evidence, lenient, best))
     return out
 

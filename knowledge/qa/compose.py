@@ -60,6 +60,7 @@ class ComposeVocabulary(BaseModel):
     negative: list[str]
     definitions: list[str]
     domain_terms: str
+    generic_words: list[str]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class _Compiled:
     negative: tuple[re.Pattern[str], ...]
     definitions: tuple[re.Pattern[str], ...]
     domain: re.Pattern[str]
+    generic: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -87,6 +89,7 @@ def vocabulary() -> _Compiled:
         re.compile(v.gpu_terms, re.I), re.compile(v.tpu_terms, re.I), many(v.verdicts),
         many(v.for_gpu), many(v.for_tpu), many(v.neutral), many(v.positive),
         many(v.negative), many(v.definitions), re.compile(v.domain_terms, re.I),
+        frozenset(tokenize(" ".join(v.generic_words))),
     )
 
 
@@ -195,13 +198,22 @@ def _redundant(c: Candidate, picked: list[Candidate], params: AnswerParams) -> b
     return any(float(c.vector @ p.vector) >= params.max_redundancy for p in picked)
 
 
-def _mmr(pool: list[Candidate], n: int, params: AnswerParams, picked: list[Candidate] | None = None) -> list[Candidate]:
-    """Greedy MMR: up to ``n`` relevant, mutually different sentences (``picked`` already chosen)."""
+def _mmr(
+    pool: list[Candidate], n: int, params: AnswerParams, picked: list[Candidate] | None = None, top: float | None = None
+) -> list[Candidate]:
+    """Greedy MMR: up to ``n`` relevant, mutually different sentences (``picked`` already chosen).
+
+    A sentence must score ``min_relevance_ratio`` of the best in the pool and, when the
+    answer has a lead (``top``, its relevance), ``min_support_ratio`` of the lead: measured
+    only against what is left, a glossary's neighbouring entry rides along with the one asked for.
+    """
     already = list(picked or [])
     if not pool or n <= 0:
         return []
-    best = max(c.relevance for c in pool)
-    pool = [c for c in pool if c.relevance >= best * params.min_relevance_ratio and c not in already]
+    floor = max(c.relevance for c in pool) * params.min_relevance_ratio
+    if top is not None:
+        floor = max(floor, top * params.min_support_ratio)
+    pool = [c for c in pool if c.relevance >= floor and c not in already]
     out: list[Candidate] = []
     while pool and len(out) < n:
         def score(c: Candidate) -> float:
@@ -234,6 +246,20 @@ def _with_predecessors(picked: list[Candidate], all_cands: list[Candidate], budg
     return out[:budget]
 
 
+def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams) -> bool:
+    """A sentence after the lead is nearly as relevant as the lead, shares a topic word with
+    the question, or elaborates the lead.
+
+    Cosine with the question alone lets in sentences that merely say "TPU" a lot; a
+    weaker supporting sentence must name something the question names (beyond the generic
+    words of ``data/compose.toml``), or be close to the lead it supports.
+    """
+    if c.relevance >= lead.relevance * params.min_relevance_ratio:
+        return True  # nearly as relevant as the lead itself
+    topic = set(tokenize(question)) - vocabulary().generic
+    return bool(topic & set(tokenize(c.text))) or float(c.vector @ lead.vector) >= params.min_lead_cosine
+
+
 def _lead(pool: list[Candidate], prefer: Callable[[str], bool]) -> Candidate | None:
     """The most relevant preferred sentence among the relevant ones, else the most relevant."""
     if not pool:
@@ -249,10 +275,29 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> lis
     lead = max(verdicts, key=lambda c: c.relevance) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
     if lead is None:
         return []
+    top = max(cands, key=lambda c: c.relevance)
+    voc = vocabulary()
+    compares = bool(voc.gpu.search(top.text) and voc.tpu.search(top.text)) and argues_for(top.text) is not None
+    narrow = intent.name == "comparison" and top is not lead and compares and dangling_opener(top.text) is None
+    if narrow and lead.relevance < top.relevance * params.min_relevance_ratio:
+        # A comparison on one narrow point ("which is easier to debug, GPU or TPU?") is
+        # answered by the sentence that compares the two on that point and takes a side,
+        # not by a general verdict (a team's own situation still gets the verdict).
+        lead = top
     chosen: list[tuple[Candidate, str]] = [(lead, "verdict")]
-    per_side = max(0, (intent.max_sentences - 1) // 2)
-    rest = [c for c in cands if c is not lead]
     picked = [lead]
+    # The question's best answer may argue for neither side ("PyTorch can also target TPUs
+    # through PyTorch/XLA" for a PyTorch team asking what to expect): when it beats the
+    # verdict it follows it, so the sides do not crowd it out.
+    best = max(cands, key=lambda c: c.relevance)
+    if (
+        best is not lead and intent.max_sentences > 1 and best.relevance > lead.relevance
+        and argues_for(best.text) is None and dangling_opener(best.text) is None and not _redundant(best, picked, params)
+    ):
+        chosen.append((best, "answer"))
+        picked.append(best)
+    per_side = max(0, (intent.max_sentences - len(chosen)) // 2)
+    rest = [c for c in cands if c not in picked]
     for side in ("gpu", "tpu"):
         mine = _mmr([c for c in rest if argues_for(c.text) == side and dangling_opener(c.text) is None], per_side, params, picked)
         picked += mine
@@ -263,20 +308,25 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> lis
 def _plain(question: str, cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
     """The answering sentence first, then the most useful others in the order of the notes."""
     voc = vocabulary()
-    if intent.name == "definition":
+    if intent.name == "definition" and intent.decided_by.startswith("cue"):
+        # Only a question worded "what is X" / "what does X stand for" prefers a defining
+        # sentence; "who makes TPUs?" (a definition by its nearest prototype) wants the
+        # sentence that answers it, defining or not.
         qtokens = set(tokenize(question))
 
         def defines_asked(s: str) -> bool:
             head = re.split(r"\b(?:is|are|stands?)\b", s, maxsplit=1)[0]
             return any(p.search(s) for p in voc.definitions) and bool(qtokens & set(tokenize(head)))
 
-        defining = [c for c in cands if defines_asked(c.text)]
-        lead = max(defining, key=lambda c: c.relevance) if defining else _lead(cands, lambda s: dangling_opener(s) is None)
+        # A defining sentence leads only among the relevant ones: "A TPU is a poor place for
+        # string handling" has the shape of a definition but answers no "who makes TPUs?".
+        lead = _lead(cands, lambda s: defines_asked(s) and dangling_opener(s) is None)
     else:
         lead = _lead(cands, lambda s: dangling_opener(s) is None)
     if lead is None:
         return []
-    others = _mmr([c for c in cands if c is not lead], intent.max_sentences - 1, params, [lead])
+    pool = [c for c in cands if c is not lead and _on_topic(c, question, lead, params)]
+    others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
     return [(c, "answer") for c in ordered]
 

@@ -194,13 +194,25 @@ class CuratedMatcher:
         i = self.entries.index(entry)
         return bool((set(tokenize(question)) - self._generic) & self._topics[i])
 
+    def answer_similarity(self, qvec: np.ndarray, entry: CuratedEntry) -> float:
+        """The best cosine of the question with one of the entry's answer sentences."""
+        best = -1.0
+        for chunk in entry.chunks:
+            vecs = self.store.sentence_vectors[chunk.sentence_start : chunk.sentence_start + len(chunk.sentences)]
+            if len(vecs):
+                best = max(best, float((vecs @ qvec).max()))
+        return best
+
     def match(self, qvec: np.ndarray, params: CuratedParams, question: str | None = None) -> CuratedMatch | None:
-        """The closest entry when it is close enough, clearly ahead of the runner-up and (given
-        the question's text) about a topic the question names; else None."""
+        """The closest entry when it is close enough, clearly ahead of the runner-up, (given
+        the question's text) about a topic the question names, and answering it: one of its
+        sentences must be close to the question too; else None."""
         best = self.best(qvec)
         if best is None or best.similarity < params.min_similarity or best.margin < params.min_margin:
             return None
         if question is not None and not self.names_topic(question, best.entry):
+            return None
+        if self.answer_similarity(qvec, best.entry) < params.min_answer_similarity:
             return None
         return best
 

@@ -31,6 +31,10 @@ class AnswerParams(_Strict):
     mmr_lambda: float = Field(0.8, ge=0, le=1)
     min_relevance_ratio: float = Field(0.75, ge=0, le=1)
     max_redundancy: float = Field(0.85, ge=0, le=1)
+    #: a sentence supporting an answer's lead must score at least this share of the lead
+    min_support_ratio: float = Field(0.7, ge=0, le=1)
+    #: ... and share a topic word with the question, or be at least this close (cosine) to the lead
+    min_lead_cosine: float = Field(0.6, ge=0, le=1)
 
 
 class AbstainParams(_Strict):
@@ -48,6 +52,11 @@ class CuratedParams(_Strict):
     min_similarity: float = Field(0.70, ge=0, le=1)
     #: ... provided it leads the runner-up entry by at least this much
     min_margin: float = Field(0.05, ge=0, le=1)
+    #: ... and one of the entry's answer sentences is itself this close to the question: a
+    #: question worded like an entry's heading but asking something else ("how do we keep
+    #: the option of moving to TPUs later?" vs "when should we stay on GPUs rather than move
+    #: to TPUs?") shares the heading's words, not its answer's
+    min_answer_similarity: float = Field(0.40, ge=0, le=1)
 
 
 class QAParams(_Strict):
