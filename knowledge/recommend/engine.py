@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 from knowledge.recommend.rules import Blocker, Far, RuleSet
 
-__all__ = ["Engine", "Signature", "Verdict", "engine_for", "entropy"]
+__all__ = ["Engine", "Signature", "Verdict", "engine_for", "entropy", "share"]
 
 #: (fit of the known answers capped at fit_high, atoms of the known answers, atoms unknown
 #: answers could add beyond those, fit the unknown answers are expected to add, capped so the
@@ -143,7 +143,9 @@ class Engine:
                 readiness = "ready"
             kind = self.rules.table[(level, readiness)]
             if kind == "tpu" and self.rules.table[(self.fit_level(fit), readiness)] != "tpu":
-                kind = "gpu_then_tpu"  # the TPU fit is expected, not yet established by answers
+                # the TPU fit is expected, not yet established by answers: staged when the fit
+                # is high, and a medium fit is worth a TPU only when fully ready (the table)
+                kind = "gpu_then_tpu" if level == "high" else "gpu"
         verdict = Verdict(kind, level, readiness, fired, fars, possible)
         self._decided[sig] = verdict
         return verdict
@@ -164,6 +166,8 @@ class Engine:
         low, high = _medians(self.verdict_distribution(answers))
         rank = _RANK[verdict.kind]
         kind = _KINDS[min(max(rank, low), high, max(rank, _RANK["gpu_then_tpu"]))]
+        if kind == "gpu_then_tpu" and verdict.fit != "high":
+            kind = "gpu"  # the staged path is for a high fit only (the table)
         return verdict if kind == verdict.kind else replace(verdict, kind=kind)
 
     # --- completions of the unknown answers -------------------------------------
@@ -228,7 +232,7 @@ class Engine:
         dist = self.verdict_distribution(answers)
         if all(p == 0.0 for k, p in dist.items() if k != kind):
             return 1.0
-        return round(dist[kind], 4)
+        return share(dist[kind])
 
     def question_ranking(self, answers: Mapping[str, str]) -> list[str]:
         """Unknown fields whose answer could change the verdict, most informative first.
@@ -248,6 +252,11 @@ class Engine:
                 continue
             scored.append((sum(q * entropy(d) for q, d in after), i, f))
         return [f for _, _, f in sorted(scored)]
+
+
+def share(p: float) -> float:
+    """A probability to 4 decimals; exact halves round up, whatever float sums left below them."""
+    return round(p + 1e-12, 4)
 
 
 _KINDS = ("gpu", "gpu_then_tpu", "tpu")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from knowledge.recommend.engine import Engine, Verdict, engine_for
+from knowledge.recommend.engine import Engine, Verdict, engine_for, share
 from knowledge.recommend.explain import blockers_for, caveats_for, reasons_for, revisit_for, todo_for
 from knowledge.recommend.flips import find_flips
 from knowledge.recommend.models import Recommendation
@@ -54,7 +54,7 @@ def recommend(profile: WorkloadProfile, rules: RuleSet | None = None) -> Recomme
     return Recommendation(
         recommendation=verdict.kind,
         confidence=engine.confidence(answers, verdict.kind),
-        scores={v: round(dist[v], 4) for v in VERDICTS},
+        scores={v: share(dist[v]) for v in VERDICTS},
         reasons=reasons_for(engine, verdict, answers),
         caveats=caveats_for(rules, verdict, answers, questions),
         flips=flips,
