@@ -6,7 +6,6 @@ saved by the older fixed-order dialog are migrated, not crashed on."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,19 +14,16 @@ import pytest
 from bot.intake.dialog import Turn, advance, resume, start
 from bot.intake.session import intake_session
 from bot.intake.store import NAMESPACE, IntakeStore
-from bot.state import RedisStateStore, SqliteStateStore, StateStore
-from tests.harness.redis_server import RedisServer, redis_server  # noqa: F401 - session fixture
+from bot.state import StateStore
+from tests.harness.backends import BACKENDS, open_backend_store
+from tests.harness.redis_server import redis_server  # noqa: F401 - session fixture
 
-pytestmark = pytest.mark.parametrize("backend", ["sqlite", "redis"])
+pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 
 @pytest.fixture
 def raw(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[StateStore]:
-    if backend == "sqlite":
-        opened: StateStore = SqliteStateStore(tmp_path / "state.sqlite3")
-    else:
-        server: RedisServer = request.getfixturevalue("redis_server")
-        opened = RedisStateStore(server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")
+    opened = open_backend_store(backend, tmp_path, request)
     yield opened
     opened.close()
 

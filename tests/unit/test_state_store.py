@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,18 +13,15 @@ from bot.state import CLAIM_DONE, CLAIM_IN_FLIGHT, RedisStateStore, SqliteStateS
 from bot.state.factory import open_state_store
 from common.errors import ConfigError
 from common.settings import HwbotSettings
+from tests.harness.backends import BACKENDS, open_backend_store
 from tests.harness.redis_server import RedisServer, redis_server  # noqa: F401 - session fixture
 
-pytestmark = pytest.mark.parametrize("backend", ["sqlite", "redis"])
+pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 
 @pytest.fixture
 def store(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[StateStore]:
-    if backend == "sqlite":
-        opened: StateStore = SqliteStateStore(tmp_path / "state.sqlite3")
-    else:
-        server: RedisServer = request.getfixturevalue("redis_server")
-        opened = RedisStateStore(server.url, prefix=f"t{uuid.uuid4().hex[:8]}:")
+    opened = open_backend_store(backend, tmp_path, request)
     yield opened
     opened.close()
 
