@@ -17,7 +17,8 @@ under the priors (``unknown_fit = "expected"``; 0, the worst, with ``"worst"``):
 says "a 70B model in JAX on a pod, the architecture is frozen" and nothing about its priority
 describes a TPU-shaped workload, and reading the unsaid priority as the worst answer would
 call that fit medium. A plain ``tpu`` still needs the fit the known answers establish on
-their own (else the verdict is the staged one) and no unknown that could block.
+their own (else the verdict is the staged one for a high fit, GPU for a medium one) and no
+unknown that could block.
 """
 
 from __future__ import annotations
