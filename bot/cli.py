@@ -127,11 +127,15 @@ def feedback(since: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print metrics as JSON.")
 @click.option("--check", is_flag=True, help="Exit 1 if hybrid misses its floors.")
 @click.option("--calibrate", is_flag=True, help="Grid-search the abstention thresholds and print them.")
+@click.option("--fresh", type=_PATH, default=None, help="Score a fresh batch (questions or messages) instead of the dev set.")
 @click.pass_obj
-def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool) -> None:
-    """Measure retrieval and abstention on the labelled dev set."""
-    from bot.commands.eval import run_eval
+def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, fresh: Path | None) -> None:
+    """Measure retrieval and abstention on the labelled dev set, or score one fresh batch."""
+    from bot.commands.eval import run_eval, run_fresh
 
+    if fresh is not None:
+        run_fresh(fresh, as_json=as_json, settings=settings)
+        return
     run_eval(as_json=as_json, check=check, calibrate=calibrate, settings=settings)
 
 

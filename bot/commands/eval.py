@@ -8,11 +8,16 @@ fails when the test half misses a floor.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from common.errors import HwbotError
 from common.settings import HwbotSettings
 
-__all__ = ["run_eval", "format_table"]
+if TYPE_CHECKING:
+    from knowledge.evaluation.fresh import FreshMessage, FreshQuestion
+
+__all__ = ["run_eval", "run_fresh", "format_table"]
 
 
 def format_table(rows) -> str:
@@ -63,3 +68,43 @@ def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: H
     failures = floors.failures(report.test)
     if failures and check:
         raise HwbotError("the test half misses its floors: " + "; ".join(failures))
+
+
+
+def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = None) -> None:
+    """Score one fresh batch: questions through the same path as ``ask --batch``, messages
+    through ``profile_from_text``. The figures are a first measurement only the first time."""
+    from knowledge.evaluation.fresh import FreshMessage, FreshQuestion, load_fresh_batch
+
+    items = load_fresh_batch(path)
+    questions = [i for i in items if isinstance(i, FreshQuestion)]
+    messages = [i for i in items if isinstance(i, FreshMessage)]
+    lines = _score_questions(questions, settings) if questions else _score_messages(messages)
+    if as_json:
+        print(lines[1])
+    else:
+        print(f"Fresh batch {path} ({len(items)} items)")
+        print(lines[0])
+
+
+def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None) -> tuple[str, str]:
+    from bot.advice import Advice, advise_answer
+    from bot.runtime import get_engine
+    from knowledge.evaluation.fresh import score_questions
+    from knowledge.qa.abstain import declined_answer
+
+    engine = get_engine(settings=settings)
+    answers = []
+    for result in engine.ask_many([i.question for i in items]):
+        advice = advise_answer(result, result.question) if result is not None else Advice(declined_answer(""))
+        answers.append(advice.to_contract())
+    report = score_questions(items, answers)
+    return "\n".join(report.lines()), report.model_dump_json(indent=2)
+
+
+def _score_messages(items: list[FreshMessage]) -> tuple[str, str]:
+    from knowledge.evaluation.fresh import score_messages
+    from knowledge.recommend import profile_from_text
+
+    report = score_messages(items, [profile_from_text(i.text).profile().known() for i in items])
+    return "\n".join(report.lines()), report.model_dump_json(indent=2)
