@@ -2,7 +2,7 @@
 
 :func:`post_recommendation_card` is the one call for any surface that has a
 :class:`~knowledge.recommend.profile.WorkloadProfile` and its
-:class:`~knowledge.recommend.models.Recommendation`: the intake modal's submission, and
+:class:`~knowledge.recommend.recommendation.Recommendation`: the intake modal's submission, and
 a mention that describes a team's situation (via ``profile_from_text``). The card is
 the recommendation message plus:
 
@@ -32,8 +32,8 @@ from bot.slack.modal import intake_view
 from bot.slack.posting import api_error, post
 from bot.slack.recommend_blocks import recommendation_message
 from bot.slack.runtime import SlackRuntime
-from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
+from knowledge.recommend.recommendation import Recommendation
 
 __all__ = ["post_recommendation_card", "card_message", "whatif_controls", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE"]
 

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from knowledge.recommend.models import RecommendationKind
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.recommendation import RecommendationKind
 
 __all__ = ["VERDICTS", "FIT_LEVELS", "READINESS", "_ID", "_GENERIC_TERMS", "_Cited", "_one_line", "_Entry", "Factor", "Blocker", "Far", "Caveat", "DefaultReason", "DecisionParams", "TableRow", "_RuleFile", "RuleSet"]
 

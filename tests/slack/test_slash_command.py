@@ -7,7 +7,7 @@ import pytest
 from bot.slack.commands import parse_command
 from knowledge.recommend.profile import FIELD_VALUES
 from knowledge.recommend.questioning import intake_order
-from knowledge.recommend.scoring import shipped_engine
+from knowledge.recommend.recommender import shipped_engine
 from tests.harness.slack_requests import message
 from tests.slack.conftest import GatedCore, RunningBot, block_texts, blocks_of
 
@@ -80,7 +80,7 @@ def test_recommend_opens_the_intake_modal_within_three_seconds(bot: RunningBot) 
     inputs = [b for b in view["blocks"] if b["type"] == "input"]
     # The engine's a-priori order (the gate first), the order the terminal dialog starts in.
     assert [b["element"]["action_id"] for b in inputs] == list(intake_order(shipped_engine()))
-    assert set(bot.runtime.questionnaire.fields) == set(FIELD_VALUES)
+    assert set(bot.engines.questionnaire.fields) == set(FIELD_VALUES)
     for block in inputs:
         element = block["element"]
         assert element["type"] in ("static_select", "radio_buttons")
