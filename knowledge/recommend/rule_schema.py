@@ -84,11 +84,6 @@ class _Entry(_Cited):
         """All conditions hold for these answers (an empty condition always holds)."""
         return all(answers.get(field, UNKNOWN) in values for field, values in self.when.items())
 
-    def condition_text(self) -> str:
-        """``stage = exploration`` / ``cloud = multi_cloud or on_prem``, joined with ``and``."""
-        parts = [f"{field} = {' or '.join(values)}" for field, values in self.when.items()]
-        return " and ".join(parts) if parts else "always"
-
 
 class Factor(_Entry):
     """One answer's reason: its words, which way it leans, and its fit points."""
