@@ -37,7 +37,7 @@ def test_a_helpful_click_is_stored_and_the_message_thanks_the_user(bot: RunningB
     assert any("Thanks for the feedback" in t and "*helpful*" in t for t in block_texts(new_blocks))
     assert any(b.get("block_id") == "hwbot_sources" for b in new_blocks), "the rest of the answer stays"
 
-    votes = bot.engines.feedback.votes()
+    votes = bot.runtime.feedback.votes()
     assert len(votes) == 1
     vote = votes[0]
     expected = qa.ask(QUESTION)
@@ -49,7 +49,7 @@ def test_a_helpful_click_is_stored_and_the_message_thanks_the_user(bot: RunningB
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", vote.created_at)
 
     # On disk, in SQLite, and the raw user id appears nowhere in the file.
-    db = bot.engines.settings.feedback_db
+    db = bot.runtime.settings.feedback_db
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT value FROM kv WHERE ns = 'vote'").fetchall()
     assert len(rows) == 1 and json.loads(rows[0][0])["helpful"] is True
@@ -61,7 +61,7 @@ def test_a_second_click_changes_the_vote_instead_of_adding_one(bot: RunningBot) 
     for action in (ACTION_HELPFUL, ACTION_NOT_HELPFUL):
         bot.sender.interactive(block_action(action_id=action, value=answer_id, channel="CGENERAL1", message=message))
         bot.wait_idle()
-    votes = bot.engines.feedback.votes()
+    votes = bot.runtime.feedback.votes()
     assert len(votes) == 1 and votes[0].helpful is False
     last_update = bot.fake.calls("chat.update", ok_only=True)[-1].body
     assert any("*not helpful*" in t for t in block_texts(last_update["blocks"]))
@@ -72,7 +72,7 @@ def test_different_people_are_counted_separately(bot: RunningBot) -> None:
     for user in ("UVOTER01", "UVOTER02"):
         bot.sender.interactive(block_action(action_id=ACTION_HELPFUL, value=answer_id, channel="CGENERAL1", message=message, user=user))
         bot.wait_idle()
-    hashes = {v.user_hash for v in bot.engines.feedback.votes()}
+    hashes = {v.user_hash for v in bot.runtime.feedback.votes()}
     assert len(hashes) == 2
 
 
@@ -87,7 +87,7 @@ def test_feedback_on_an_ephemeral_answer_is_updated_through_the_response_url(bot
     assert body["replace_original"] is True
     assert any("*not helpful*" in t for t in block_texts(body["blocks"]))
     assert bot.fake.calls("chat.update") == []
-    assert len(bot.engines.feedback.votes()) == 1
+    assert len(bot.runtime.feedback.votes()) == 1
 
 
 def test_a_click_on_an_unknown_answer_stores_nothing(bot: RunningBot) -> None:
@@ -98,7 +98,7 @@ def test_a_click_on_an_unknown_answer_stores_nothing(bot: RunningBot) -> None:
     )
     body = bot.fake.wait_for("response_url")[0].body
     assert "too old" in body["text"]
-    assert bot.engines.feedback.votes() == []
+    assert bot.runtime.feedback.votes() == []
     assert bot.fake.calls("chat.update") == []
 
 
@@ -123,13 +123,13 @@ def test_not_helpful_opens_the_reason_modal_and_the_reason_is_stored_and_reporte
     }
     assert bot.sender.interactive(submitted).status == 200
     bot.wait_idle()
-    (vote,) = bot.engines.feedback.votes()
+    (vote,) = bot.runtime.feedback.votes()
     assert vote.helpful is False and vote.reason == "outdated" and vote.comment == "TPU v5 is out <!channel>"
 
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "HWBOT_REDIS_URL"}
-    env["HWBOT_FEEDBACK_DB"] = str(bot.engines.settings.feedback_db)
+    env["HWBOT_FEEDBACK_DB"] = str(bot.runtime.settings.feedback_db)
     out = subprocess.run([HWBOT, "feedback", "--json"], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)

@@ -24,7 +24,7 @@ def _exercise_everything(bot: RunningBot) -> None:
     bot.sender.command(f"ask is a {MARKER} GPU better?")
     bot.sender.command("recommend")
     bot.sender.interactive(view_submission(select_state({"cloud": "mars", "stage": "exploration"})))
-    bot.sender.interactive(view_submission(select_state({f: "unknown" for f in bot.engines.questionnaire.fields})))
+    bot.sender.interactive(view_submission(select_state({f: "unknown" for f in bot.runtime.questionnaire.fields})))
     blocks = blocks_of(post.body)
     answer_id = next(b for b in blocks if b.get("block_id") == FEEDBACK_BLOCK_ID)["elements"][0]["value"]
     echoed = {"ts": post.response["ts"], "text": post.body["text"], "blocks": blocks}

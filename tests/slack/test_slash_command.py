@@ -80,7 +80,7 @@ def test_recommend_opens_the_intake_modal_within_three_seconds(bot: RunningBot) 
     inputs = [b for b in view["blocks"] if b["type"] == "input"]
     # The engine's a-priori order (the gate first), the order the terminal dialog starts in.
     assert [b["element"]["action_id"] for b in inputs] == list(intake_order(shipped_engine()))
-    assert set(bot.engines.questionnaire.fields) == set(FIELD_VALUES)
+    assert set(bot.runtime.questionnaire.fields) == set(FIELD_VALUES)
     for block in inputs:
         element = block["element"]
         assert element["type"] in ("static_select", "radio_buttons")
