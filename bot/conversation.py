@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.advice import Advice, advise_answer, not_english
-from knowledge.qa.models import Answer
+from knowledge.qa.answers import Answer
 from knowledge.recommend import WorkloadProfile
 from knowledge.recommend.implication import Implied, implied
 from knowledge.recommend.message_checks import is_correction
@@ -33,7 +33,7 @@ from knowledge.recommend.reading import MessageReading, read_message
 from knowledge.recommend.textual import FieldEvidence
 
 if TYPE_CHECKING:
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
 __all__ = ["Understood", "converse", "from_what_you_said"]
 

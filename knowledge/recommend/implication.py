@@ -192,7 +192,7 @@ def implied(
     rules = rules or load_implications()
     hits = hits or {}
     if order is None:
-        from knowledge.recommend.scoring import shipped_rules
+        from knowledge.recommend.recommender import shipped_rules
 
         order = shipped_rules().order
     known = {f: v for f, (v, _) in stated.items() if v != UNKNOWN}

@@ -10,7 +10,7 @@ from common.errors import RuleError
 from knowledge.recommend.implication import implied, load_implications, text_hits
 from knowledge.recommend.profile import parse_profile
 from knowledge.recommend.reading import read_message
-from knowledge.recommend.scoring import recommend
+from knowledge.recommend.recommender import recommend
 
 #: The issue's example, word for word.
 ISSUE_EXAMPLE = ("JAX shop on Google Cloud, model frozen for a year, massive training, pipeline keeps up, "
