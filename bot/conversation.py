@@ -19,7 +19,6 @@ its shared state store.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,13 +31,12 @@ from knowledge.recommend.profile import FIELD_VALUES, parse_profile
 from knowledge.recommend.reading import MessageReading, read_message
 from knowledge.recommend.textual import FieldEvidence
 
-if TYPE_CHECKING:
-    from knowledge.qa.service import QAEngine
-
-__all__ = ["Understood", "converse", "from_what_you_said"]
+__all__ = ["Understood", "converse", "from_what_you_said", "MEMORY_TTL", "MEMORY_NAMESPACE"]
 
 #: How long Slack keeps what a person said about their team (seconds): a working week.
 MEMORY_TTL = 5 * 24 * 3600
+#: The state-store namespace of what each person said, keyed ``<channel>:<user>``.
+MEMORY_NAMESPACE = "understood"
 
 
 class Understood(BaseModel):
@@ -118,8 +116,12 @@ def _correction(question: str, understood: Understood, changes: list[str], readi
     return Advice(advice.answer.model_copy(update={"answer": text}), advice.profile, advice.recommendation, reading)
 
 
-def converse(engine: QAEngine, text: str, understood: Understood | None = None) -> tuple[Advice, Understood]:
-    """Answer one message in a conversation; returns the advice and the memory after it."""
+def converse(ask: Callable[[str], Answer], text: str, understood: Understood | None = None) -> tuple[Advice, Understood]:
+    """Answer one message in a conversation; returns the advice and the memory after it.
+
+    ``ask`` is the notes' answer to a question (``QAEngine.ask``); it is not called for a
+    correction or a message not in English.
+    """
     understood = understood or Understood()
     reading = read_message(text)
     if reading.language == "other":
@@ -128,7 +130,7 @@ def converse(engine: QAEngine, text: str, understood: Understood | None = None) 
         merged, changes = understood.merge(reading)
         return _correction(text, merged, changes, reading), merged
     merged, _ = understood.merge(reading)
-    advice = advise_answer(engine.ask(text), text, merged.as_reading(reading))
+    advice = advise_answer(ask(text), text, merged.as_reading(reading))
     if advice.profile is None:  # not about the team: the memory stays as it was
         return advice, understood
     return advice, merged

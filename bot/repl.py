@@ -77,7 +77,7 @@ class Repl:
             from bot.conversation import converse
 
             # situational messages get the verdict and are remembered for /recommend; corrections update them
-            advice, self.understood = converse(self.engine, text, self.understood)
+            advice, self.understood = converse(self.engine.ask, text, self.understood)
             answer = advice.answer
         except EmptyQuestionError:
             self.say("Please type a question (or /help).")
