@@ -20,7 +20,7 @@ _EXPORTS: dict[str, str] = {
     "argues_for": "knowledge.qa.compose",
     "compose": "knowledge.qa.compose",
     "is_verdict": "knowledge.qa.compose",
-    "join_sentences": "knowledge.qa.compose",
+    "join_sentences": "knowledge.qa.joining",
     "mentions_domain": "knowledge.qa.compose",
     "side_of": "knowledge.qa.compose",
     "NOTES_PREFIX": "knowledge.qa.curated",
