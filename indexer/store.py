@@ -370,7 +370,7 @@ def write_generation(
         np.save(tmp / "sentence_vectors.npy", np.ascontiguousarray(sentence_vectors, dtype=np.float32), allow_pickle=False)
         np.save(tmp / "heading_vectors.npy", np.ascontiguousarray(heading_vectors, dtype=np.float32), allow_pickle=False)
         faiss.write_index(index, str(tmp / "index.faiss"))
-        names = _FILES
+        names: tuple[str, ...] = _FILES
         if forms is not None and form_vectors is not None:
             with open(tmp / "forms.jsonl", "w", encoding="utf-8") as fh:
                 fh.writelines(f.model_dump_json() + "\n" for f in forms)

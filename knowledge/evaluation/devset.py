@@ -35,10 +35,12 @@ class DevItem(BaseModel):
     domain: Literal["in", "out"]
     category: Literal[
         "fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq",
-        "out_of_scope", "near_figure", "code", "injection", "seed_noise",
+        "out_of_scope", "near_figure", "code", "injection", "seed_noise", "multi_part", "does_matter",
     ]
     relevant: list[str] = Field(default_factory=list)
     terms: list[str] = Field(default_factory=list)
+    #: for a multi-part question, the key terms of each part (every part must be answered)
+    parts: list[list[str]] = Field(default_factory=list)
 
 
 def load_dev_set(path: Path | None = None) -> list[DevItem]:
