@@ -266,8 +266,11 @@ def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams
     """
     if c.relevance >= lead.relevance * params.min_relevance_ratio:
         return True  # nearly as relevant as the lead itself
+    closeness = float(c.vector @ lead.vector)
+    if closeness < params.min_support_cosine:
+        return False  # shares a word with the question, but not the lead's subject
     topic = set(tokenize(question)) - vocabulary().generic
-    return bool(topic & set(tokenize(c.text))) or float(c.vector @ lead.vector) >= params.min_lead_cosine
+    return bool(topic & set(tokenize(c.text))) or closeness >= params.min_lead_cosine
 
 
 def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False) -> Candidate | None:
@@ -356,7 +359,8 @@ def _plain(
     pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, question, lead, params)]
     others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
-    return [(c, "answer") for c in ordered]
+    verdict = ask is not None and ask.type == "choice" and is_verdict(lead.text)
+    return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
 
 
 def compose(

@@ -44,6 +44,8 @@ __all__ = ["QAEngine", "ensure_index"]
 
 #: An answer that is not an open comparison: its lead and at most two supporting sentences.
 MAX_PLAIN = 3
+#: Asks about a team's own situation: diagnoses, does-it-matter, is-that-realistic, what to watch.
+_SITUATED = frozenset({"diagnose", "how_to_fix", "does_matter", "realistic", "watch"})
 #: Intents a curated FAQ entry never answers (see ``QAEngine.curated_match``).
 _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
 
@@ -186,6 +188,8 @@ class QAEngine:
             intent = replace(intent, max_sentences=MAX_PLAIN)  # the lead and at most two supporting sentences
         # the object a how / what / yes-no ask is about; a team's choice may mention anything in passing
         objects = [] if kind in ("choice", "compare") or intent.name == "situational" else key_objects(one.text)
+        if kind in _SITUATED:  # numbers there describe the situation ("30% utilization"), not what is asked
+            objects = [o for o in objects if o.isalpha()]
         match = None if objects else self.curated_match(qvec, mode, intent, text)
         if match is not None and intent.name in CHOICE_INTENTS and not is_verdict(match.entry.sentences[0][0]):
             match = None  # a choice is answered with a verdict first; this entry does not open with one
@@ -201,6 +205,11 @@ class QAEngine:
         # our domain, is in scope by what it asks; its similarity is diluted by details.
         lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
             intent.name == "comparison" and side_of(text) is not None
+        )
+        # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
+        # by its details the same way; in our domain and with the question's words found, it is answered.
+        lenient = lenient or (
+            kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25
         )
         if not hits or (self.declines(evidence, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)

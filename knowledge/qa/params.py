@@ -41,6 +41,8 @@ class AnswerParams(_Strict):
     min_support_ratio: float = Field(0.7, ge=0, le=1)
     #: ... and share a topic word with the question, or be at least this close (cosine) to the lead
     min_lead_cosine: float = Field(0.6, ge=0, le=1)
+    #: ... and, unless nearly as relevant as the lead, at least this close to the lead at all
+    min_support_cosine: float = Field(0.0, ge=0, le=1)
 
 
 class AbstainParams(_Strict):
