@@ -10,7 +10,7 @@ from __future__ import annotations
 from bot.slack.blocks import MAX_BLOCKS, SlackMessage, answer_message
 from bot.slack.card import whatif_controls
 from bot.slack.runtime import SlackRuntime
-from knowledge.qa.models import Answer
+from knowledge.qa.answers import Answer
 
 __all__ = ["answer_to_message"]
 

@@ -14,11 +14,11 @@ from knowledge.evaluation.devset import DevItem, halves
 from knowledge.evaluation.fresh import has_term, lead_sentence, plain_answer
 from knowledge.evaluation.lint import lint_answer
 from knowledge.evaluation.metrics import HalfReport, ItemResult, RetrievalRow, relevant_ids, summarize
+from knowledge.qa.answers import Answer
 from knowledge.qa.curated import cites_map
-from knowledge.qa.engine import QAEngine
 from knowledge.qa.hygiene import clean_question
-from knowledge.qa.models import Answer
 from knowledge.qa.retrieval import Mode
+from knowledge.qa.service import QAEngine
 
 __all__ = ["MODES", "EvalReport", "measure", "judge", "retrieval_rows"]
 

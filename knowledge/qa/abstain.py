@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
+from knowledge.qa.answers import Answer, AnswerSentence
 from knowledge.qa.intent import Intent
 from knowledge.qa.leads import foreign_language
-from knowledge.qa.models import Answer, AnswerSentence
 from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
 

@@ -4,7 +4,7 @@ A question may hold several asks ("(1) does bf16 matter? (2) how do we stop
 recompiling?"), and each wants a different kind of answer: yes/no, which one, why, how,
 how to fix, what is, a list, does X matter, a choice for our team, a figure, code, a
 diagnosis. The answer is composed per ask, in order, under a short label when there are
-several (:mod:`knowledge.qa.engine`); the type decides what its lead sentence must do
+several (:mod:`knowledge.qa.service`); the type decides what its lead sentence must do
 (:mod:`knowledge.qa.leads`).
 
 Splitting and the type cues are data (``data/asks.toml``). When no cue names the type,

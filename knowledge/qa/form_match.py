@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexer.store import Store
+from indexer.ondisk import Store
 
 __all__ = ["FormMatcher"]
 

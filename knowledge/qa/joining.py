@@ -7,8 +7,8 @@ several asks gets one line per ask under the ask's short label.
 
 from __future__ import annotations
 
+from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.qa.asks import Ask
-from knowledge.qa.models import Answer, AnswerSentence, Citation
 
 __all__ = ["join_sentences", "join_asks"]
 

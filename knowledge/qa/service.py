@@ -25,10 +25,11 @@ import numpy as np
 
 from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
+from indexer.ondisk import SourceEntry, Store, load_store
 from indexer.query_encoder import QueryEncoder, open_query_encoder
-from indexer.store import SourceEntry, Store, load_store
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
+from knowledge.qa.answers import Answer
 from knowledge.qa.asks import Ask, answer_type, split_asks
 from knowledge.qa.compose import compose, is_verdict, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
@@ -36,7 +37,6 @@ from knowledge.qa.hygiene import EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.joining import join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, key_objects, names_object
-from knowledge.qa.models import Answer
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 
