@@ -22,7 +22,7 @@ __all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "st
 #: The dev set and floors, package data beside this module.
 EVAL_DIR = Path(__file__).resolve().parent / "data"
 
-IN_CATEGORIES = ("fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq")
+IN_CATEGORIES = ("fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq", "multi_part", "does_matter")
 OUT_CATEGORIES = ("out_of_scope", "near_figure", "code", "injection", "seed_noise")
 Half = Literal["tune", "test"]
 

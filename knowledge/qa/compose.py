@@ -332,10 +332,14 @@ def _plain(
     voc = vocabulary()
     if ask is not None and ask.type not in ("what_is", ""):
         kind, options = ask.type, ask.options
+        # a sentence one of whose question forms is nearly the question answers it, by the
+        # forms' own account, whatever its wording
+        asked = {c.text for c in cands if c.form >= params.form_answers}
 
         def answers(s: str) -> bool:
             verdict = kind != "choice" or is_verdict(s)
-            return verdict and dangling_opener(s) is None and can_lead(s) and answers_ask(kind, s, options)
+            fits = s in asked and not is_hedge(s) or answers_ask(kind, s, options)
+            return verdict and dangling_opener(s) is None and can_lead(s) and fits
 
         # a how-to-fix ask has no answer when no relevant sentence says what to do
         lead = _lead(cands, answers, strict=kind == "how_to_fix")

@@ -34,6 +34,8 @@ class AnswerParams(_Strict):
     rank_prior: float = Field(0.05, ge=0)
     #: weight of a sentence's closest question form (cosine with the question) in its relevance
     form_weight: float = Field(0.5, ge=0)
+    #: a sentence with a question form this close to the question answers its ask, whatever its wording
+    form_answers: float = Field(0.8, ge=0, le=1.01)
     mmr_lambda: float = Field(0.8, ge=0, le=1)
     min_relevance_ratio: float = Field(0.75, ge=0, le=1)
     max_redundancy: float = Field(0.85, ge=0, le=1)
