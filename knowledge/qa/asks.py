@@ -130,11 +130,12 @@ def answer_type(text: str, intent: str) -> str:
             return "which_one"  # "is it the compiler or the input pipeline?" names its options
         if any(p.search(text) for p in patterns):
             return name
-    if intent == "comparison" and not (_GPU.search(text) and _TPU.search(text)):
+    if intent == "comparison" and not (_GPU.search(text) and _TPU.search(text)) and not _OPEN.search(text):
         return "yes_no"  # "we use spot TPUs without checkpointing" is a check, not an open comparison
     return INTENT_TYPES.get(intent, "how")
 
 
+_OPEN = re.compile(r"\b(when|which|what|whether)\b", re.I)
 _GPU = re.compile(r"\bgpus?\b", re.I)
 _TPU = re.compile(r"\btpus?\b", re.I)
 _TEAM = re.compile(r"\b(we|we're|our|us|my team|my company|i'm|i am)\b", re.I)

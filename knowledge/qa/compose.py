@@ -288,7 +288,8 @@ def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool 
 def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
     """Verdict first, then the sentences arguing for each side."""
     verdicts = [c for c in cands if is_verdict(c.text) and not is_hedge(c.text)]
-    lead = max(verdicts, key=lambda c: c.relevance) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
+    # an open comparison leads with a verdict that weighs both sides, when one is about as relevant
+    lead = _lead(verdicts, lambda s: argues_for(s) is None) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
     if lead is None:
         return []
     top = max(cands, key=lambda c: c.relevance)
@@ -334,7 +335,9 @@ def _plain(
         kind, options = ask.type, ask.options
         # a sentence one of whose question forms is nearly the question answers it, by the
         # forms' own account, whatever its wording
-        asked = {c.text for c in cands if c.form >= params.form_answers}
+        # (not for a team's trouble told in several sentences: its forms match the situation, not the ask)
+        told = kind in ("diagnose", "does_matter", "realistic", "watch") and len(re.findall(r"[.?!](?:\s|$)", question)) > 1
+        asked = set() if told else {c.text for c in cands if c.form >= params.form_answers}
 
         def answers(s: str) -> bool:
             verdict = kind != "choice" or is_verdict(s)
