@@ -21,6 +21,7 @@ from typing import TextIO
 
 from bot.render import render_recommendation_text
 from common.errors import EXIT_FAILURE, InputError
+from common.settings import HwbotSettings
 from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import load_profile
 from knowledge.recommend.scoring import recommend
@@ -58,23 +59,28 @@ def _reader(stream: TextIO, interactive: bool) -> Callable[[str], str | None]:
     return read
 
 
-def run_recommend_text(text: str, as_json: bool = False) -> None:
+def run_recommend_text(text: str, *, settings: HwbotSettings, as_json: bool = False) -> None:
     """``recommend --text``: the profile read from the user's own words, then the same engine.
 
-    The JSON adds ``profile`` (what was understood, with evidence) and ``confirm`` (what
-    was ambiguous and is asked, never guessed); the text view says both before the verdict.
+    The words are read by the rules, then by the learned clause heads for what the rules
+    left open (:mod:`bot.reading`; the rules alone, with a one-line notice, when the index's
+    encoder or the heads are unusable). The JSON adds ``profile`` (what was understood),
+    ``evidence`` (the words each field came from), ``field_confidence``, and ``confirm``
+    (what is asked, never guessed); the text view says all of it before the verdict.
     """
-    from knowledge.recommend import profile_from_text
+    from bot.reading import prefetch_reader, understand
 
     if not text.strip():
         raise InputError("--text is empty: describe your team, model, cloud and scale")
-    extraction = profile_from_text(text)
+    prefetch_reader(settings)
+    extraction = understand(text, settings)
     profile = extraction.profile()
     rec = recommend(profile)
     if as_json:
         out = rec.to_contract()
         out["profile"] = profile.known()
         out["evidence"] = {f: e.evidence for f, e in extraction.fields.items()}
+        out["field_confidence"] = {f: e.confidence for f, e in extraction.fields.items()}
         out["confirm"] = [c.question for c in extraction.confirmations]
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         return
