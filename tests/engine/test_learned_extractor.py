@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from knowledge.recommend.learned.data import CLAUSE_FILES, load_clauses, part_of
+from knowledge.recommend.learned.data import CLAUSE_FILES, TRAINING_FILES, load_clauses, load_phrasing_clauses, part_of
 from knowledge.recommend.learned.heads import HEADS_DIR, HeadsUnavailable, load_heads
 from knowledge.recommend.learned.reading import ClauseReader, read_message, sounds_like
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
@@ -38,6 +38,8 @@ def test_the_clauses_are_many_varied_and_split_for_good() -> None:
     pairs = Counter((f, v) for i in items for f, v in i.labels.items())
     assert all(pairs[(f, v)] >= 15 for f, vs in FIELD_VALUES.items() for v in vs if v != UNKNOWN)
     assert sum(1 for i in items if i.modifier) >= 0.2 * len(items)
+    phrasings = load_phrasing_clauses()
+    assert len(phrasings) >= 300 and {part_of(i.id) for i in phrasings} == {"train"}
     parts = Counter(part_of(i.id) for i in items)
     assert parts["validation"] >= 200 and parts["test"] >= 200 and part_of("a-0001") == part_of("a-0001")
 
@@ -65,8 +67,8 @@ def test_stale_tampered_or_foreign_heads_are_refused_with_one_line(encoder, tmp_
     shutil.copy(CLAUSE_FILES[0], more)
     with more.open("a", encoding="utf-8") as fh:
         fh.write('{"id": "z-1", "text": "we use jax", "labels": {"framework": "jax"}}\n')
-    with pytest.raises(HeadsUnavailable, match="trained on other data.*hwbot train-extractor"):
-        load_heads(model_id=encoder.model_id, probe=probe, data_files=(more, *CLAUSE_FILES[1:]))
+    with pytest.raises(HeadsUnavailable, match="trained on other labelled data.*hwbot train-extractor"):
+        load_heads(model_id=encoder.model_id, probe=probe, data_files=(more, *TRAINING_FILES[1:]))
     with pytest.raises(HeadsUnavailable, match="another embedding model"):
         load_heads(model_id=encoder.model_id, probe=probe[::-1].copy())
     copy = tmp_path / "heads"

@@ -8,6 +8,11 @@ talks about (``mentions``). No clause is labelled by running the extractor on it
 
 The split is by a hash of the id, so it never moves when lines are added: ``train`` fits the
 heads, ``validation`` chooses each field's thresholds, and ``test`` is only ever reported.
+
+The labelled phrasings of the rules' own evaluation (``knowledge/evaluation/data/phrasings*.jsonl``,
+whole messages labelled with the fields they state) join ``train`` when they are one clause
+long and state their fields plainly (no intake question, nothing marked to confirm): they
+carry no modifier label, so they train the field heads only.
 """
 
 from __future__ import annotations
@@ -22,11 +27,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 __all__ = [
-    "CLAUSE_FILES", "DATA_DIR", "MODIFIERS", "LabelledClause", "Part", "load_clauses", "part_of", "data_sha256",
+    "CLAUSE_FILES", "DATA_DIR", "MODIFIERS", "PHRASING_FILES", "TRAINING_FILES", "LabelledClause", "Part",
+    "load_clauses", "load_phrasing_clauses", "part_of", "data_sha256",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CLAUSE_FILES: tuple[Path, ...] = tuple(sorted(DATA_DIR.glob("clauses_*.jsonl")))
+_EVAL_DATA = DATA_DIR.parent.parent / "evaluation" / "data"
+PHRASING_FILES: tuple[Path, ...] = (_EVAL_DATA / "phrasings.jsonl", _EVAL_DATA / "phrasings_late.jsonl")
+#: Everything the heads learn from: the weights' manifest records one hash over these files.
+TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + PHRASING_FILES
 #: "none" is the modifier head's class for a plain statement.
 MODIFIERS: tuple[str, ...] = ("none", "negation", "hedge", "plan", "past", "third_party", "question")
 
@@ -72,8 +82,28 @@ def load_clauses(paths: tuple[Path, ...] = CLAUSE_FILES) -> list[LabelledClause]
     return items
 
 
+def load_phrasing_clauses(paths: tuple[Path, ...] = PHRASING_FILES) -> list[LabelledClause]:
+    """The one-clause phrasings that state their fields plainly, as clauses (ids prefixed ``phrasing:``)."""
+    from knowledge.recommend.learned.clauses import split_clauses
+
+    out: list[LabelledClause] = []
+    for path in paths:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if row.get("field") is None and not row.get("confirm") and len(split_clauses(row["text"])) == 1:
+                    out.append(LabelledClause(id=f"phrasing:{row['id']}", text=row["text"], labels=row.get("expect", {})))
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ValueError(f"{path.name}:{n}: {' '.join(str(exc).splitlines()[:3])}") from None
+    return out
+
+
 def part_of(item_id: str) -> Part:
-    """70 % train, 15 % validation, 15 % test, by a hash of the id (stable as the files grow)."""
+    """70 % train, 15 % validation, 15 % test, by a hash of the id (stable as the files grow); phrasings train."""
+    if item_id.startswith("phrasing:"):
+        return "train"
     bucket = int(hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:8], 16) % 20
     return "train" if bucket < 14 else "validation" if bucket < 17 else "test"
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from knowledge.recommend.learned.data import CLAUSE_FILES, DATA_DIR, data_sha256
+from knowledge.recommend.learned.data import DATA_DIR, TRAINING_FILES, data_sha256
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -113,7 +113,7 @@ def _cosine(a: "np.ndarray", b: "np.ndarray") -> float:
 
 def load_heads(
     directory: Path = HEADS_DIR, *, model_id: str, probe: "np.ndarray",
-    data_files: tuple[Path, ...] = CLAUSE_FILES,
+    data_files: tuple[Path, ...] = TRAINING_FILES,
 ) -> Heads:
     """The committed heads, checked against the data, the weights file and the encoder in use."""
     import numpy as np
@@ -131,7 +131,7 @@ def load_heads(
     if hashlib.sha256(raw).hexdigest() != manifest.weights_sha256:
         raise HeadsUnavailable(f"heads.npy is not the file its manifest records; {rebuild}")
     if data_sha256(data_files) != manifest.data_sha256:
-        raise HeadsUnavailable(f"the learned heads were trained on other data than {DATA_DIR.name}/; {rebuild}")
+        raise HeadsUnavailable(f"the learned heads were trained on other labelled data than there is now; {rebuild}")
     if model_id != manifest.model_id or probe.shape != (manifest.dim,) or _cosine(probe, np.asarray(manifest.probe)) < MIN_PROBE_COSINE:
         raise HeadsUnavailable(f"the learned heads were trained on another embedding model; {rebuild}")
     weights = np.load(directory / "heads.npy", allow_pickle=False)

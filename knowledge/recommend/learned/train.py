@@ -3,7 +3,7 @@
 Run as ``hwbot train-extractor`` (the CLI passes the index's ONNX encoder, so training sees
 exactly the vectors ``recommend --text`` will compute). Steps, all deterministic:
 
-1. every labelled clause is encoded once;
+1. every labelled clause (and one-clause phrasing, see :mod:`.data`) is encoded once;
 2. each head (one per field, plus the modifier head) is a multinomial logistic regression
    with L2, fitted by L-BFGS (scipy, at training time only) on the ``train`` split;
 3. each field's thresholds are chosen on the ``validation`` split, never on ``train``:
@@ -24,7 +24,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from knowledge.recommend.learned.data import CLAUSE_FILES, MODIFIERS, LabelledClause, data_sha256, load_clauses, part_of
+from knowledge.recommend.learned.data import (
+    CLAUSE_FILES,
+    MODIFIERS,
+    PHRASING_FILES,
+    LabelledClause,
+    data_sha256,
+    load_clauses,
+    load_phrasing_clauses,
+    part_of,
+)
 from knowledge.recommend.learned.heads import (
     FORMAT,
     HEADS_DIR,
@@ -44,10 +53,10 @@ __all__ = ["train_heads", "fit_softmax", "choose_threshold", "TARGET_PRECISION",
 TARGET_PRECISION = 0.97
 CONFIRM_PRECISION = 0.80
 #: Never set a field below this probability, whatever the validation split says (it is small).
-MIN_HIGH = 0.6
+MIN_HIGH = 0.9
 MIN_MEDIUM = 0.35
 #: Readings the validation split must hold above a threshold before that threshold is believed.
-MIN_SUPPORT = 3
+MIN_SUPPORT = 5
 L2 = 3e-5
 NONE = "none"
 
@@ -106,10 +115,12 @@ def _field_targets(items: list[LabelledClause], name: str, classes: tuple[str, .
 
 
 def train_heads(
-    encoder: "QueryEncoder", *, out_dir: Path = HEADS_DIR, files: tuple[Path, ...] = CLAUSE_FILES, l2: float = L2,
+    encoder: "QueryEncoder", *, out_dir: Path = HEADS_DIR, files: tuple[Path, ...] = CLAUSE_FILES,
+    phrasings: tuple[Path, ...] = PHRASING_FILES, l2: float = L2,
 ) -> HeadsManifest:
     """Fit every head on ``train``, choose thresholds on ``validation``, write weights and manifest."""
-    items = load_clauses(files)
+    clauses = load_clauses(files)
+    items = clauses + load_phrasing_clauses(phrasings)
     x = np.asarray(encoder.encode([i.text for i in items], progress=False), dtype=np.float64)
     parts = np.array([part_of(i.id) for i in items])
     train, val = parts == "train", parts == "validation"
@@ -133,7 +144,8 @@ def train_heads(
         blocks.append(w)
         offset += len(classes)
     y_mod = np.array([MODIFIERS.index(i.modifier or NONE) for i in items])
-    w_mod = fit_softmax(x[train], y_mod[train], len(MODIFIERS), l2)
+    labelled = np.arange(len(items)) < len(clauses)  # phrasings carry no modifier label
+    w_mod = fit_softmax(x[train & labelled], y_mod[train & labelled], len(MODIFIERS), l2)
     p_mod = 1.0 - _softmax(x[val], w_mod)[:, 0]
     # the gate: a clause this likely to be negated, hedged, planned, past, someone else's or a
     # question may not set a field; chosen where it is right about "some modifier" 80 % of the time
@@ -143,8 +155,8 @@ def train_heads(
     probe = encoder.probe()
     manifest = HeadsManifest(
         format=FORMAT, command=TRAIN_COMMAND, model_id=encoder.model_id, dim=encoder.dim,
-        probe=tuple(round(float(v), 7) for v in probe), data_files=tuple(p.name for p in files),
-        data_sha256=data_sha256(files), weights_sha256="", l2=l2, heads=tuple(heads), thresholds=thresholds,
+        probe=tuple(round(float(v), 7) for v in probe), data_files=tuple(p.name for p in files + phrasings),
+        data_sha256=data_sha256(files + phrasings), weights_sha256="", l2=l2, heads=tuple(heads), thresholds=thresholds,
         modifier_gate=gate,
     )
     write_heads(out_dir, manifest, np.hstack(blocks))
