@@ -72,7 +72,7 @@ def ask(settings: HwbotSettings, question: str | None, as_json: bool, batch: Pat
 def recommend(settings: HwbotSettings, profile: Path | None, text: str | None, as_json: bool) -> None:
     """Recommend GPU, TPU or GPU now, TPU later, with cited reasons."""
     if text is not None:
-        from bot.reading import prefetch_reader
+        from bot.extractor import prefetch_reader
 
         prefetch_reader(settings)  # the ONNX session loads while the rest is imported
     from bot.commands.recommend import run_recommend, run_recommend_text

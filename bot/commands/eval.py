@@ -16,7 +16,7 @@ from common.settings import HwbotSettings
 
 if TYPE_CHECKING:
     from knowledge.evaluation.fresh import FreshMessage, FreshQuestion
-    from knowledge.recommend.learned.reading import Mode
+    from knowledge.recommend.learned.combine import Mode
 
 __all__ = ["run_eval", "run_fresh", "format_table"]
 
@@ -30,7 +30,7 @@ def format_table(rows) -> str:
 
 
 def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: HwbotSettings | None = None) -> None:
-    from bot.runtime import get_engine
+    from bot.engines import get_engine
     from indexer.query_encoder import PrecomputedQueries
     from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
     from knowledge.qa.hygiene import clean_question
@@ -91,7 +91,7 @@ def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = Non
 
 def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None) -> tuple[str, str]:
     from bot.advice import Advice, advise_answer
-    from bot.runtime import get_engine
+    from bot.engines import get_engine
     from knowledge.evaluation.fresh import score_questions
     from knowledge.qa.abstain import declined_answer
 
@@ -105,17 +105,21 @@ def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None)
 
 
 def _score_messages(items: list[FreshMessage], settings: HwbotSettings | None, extractor: Mode) -> tuple[str, str]:
-    from bot.reading import understand
+    """Each message through the shared reading step with the chosen extraction; its stated fields are
+    scored (implied answers are shown to users as implied, so they are not counted as understood)."""
+    from bot.extractor import extractor_for
     from knowledge.evaluation.fresh import score_messages
+    from knowledge.recommend.reading import read_message
 
-    settings = settings or HwbotSettings()  # as get_engine does for a library caller
-    report = score_messages(items, [understand(i.text, settings, extractor).profile().known() for i in items])
+    extract = extractor_for(settings or HwbotSettings(), extractor)  # HwbotSettings() as get_engine does for a library caller
+    got = [{f: e.value for f, e in read_message(i.text, extract=extract).stated.items()} for i in items]
+    report = score_messages(items, got)
     return f"extractor: {extractor}\n" + "\n".join(report.lines()), report.model_dump_json(indent=2)
 
 
 def run_extractor_split(*, as_json: bool, settings: HwbotSettings) -> None:
     """Every extractor variant on the labelled clauses' validation and test splits (no fresh batch needed)."""
-    from bot.reading import READER_NOTICE, clause_reader
+    from bot.extractor import READER_NOTICE, clause_reader
     from knowledge.evaluation.ablation import ablation_rows, format_rows
 
     reader = clause_reader(settings)

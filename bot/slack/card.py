@@ -1,8 +1,8 @@
 """The recommendation card: a verdict you can change in place (a live what-if).
 
-:func:`post_recommendation_card` is the one call for any surface that has a
+:func:`card_message` renders the card for any surface that has a
 :class:`~knowledge.recommend.profile.WorkloadProfile` and its
-:class:`~knowledge.recommend.models.Recommendation`: the intake modal's submission, and
+:class:`~knowledge.recommend.recommendation.Recommendation`: the intake modal's submission, and
 a mention that describes a team's situation (via ``profile_from_text``). The card is
 the recommendation message plus:
 
@@ -29,13 +29,13 @@ from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, Option, 
 
 from bot.slack.blocks import MAX_BLOCKS, SlackMessage, context
 from bot.slack.modal import intake_view
-from bot.slack.posting import api_error, post
+from bot.slack.posting import api_error
 from bot.slack.recommend_blocks import recommendation_message
 from bot.slack.runtime import SlackRuntime
-from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
+from knowledge.recommend.recommendation import Recommendation
 
-__all__ = ["post_recommendation_card", "card_message", "whatif_controls", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE"]
+__all__ = ["card_message", "whatif_controls", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE"]
 
 log = logging.getLogger("hwbot.slack.card")
 
@@ -87,14 +87,6 @@ def card_message(runtime: SlackRuntime, profile: WorkloadProfile, rec: Recommend
     base = recommendation_message(rec, profile, runtime.questionnaire)
     blocks = base.blocks[: MAX_BLOCKS - len(controls)] + controls
     return SlackMessage(text=base.text, blocks=blocks)
-
-
-def post_recommendation_card(
-    runtime: SlackRuntime, client: WebClient, channel: str, profile: WorkloadProfile, rec: Recommendation,
-    *, thread_ts: str | None = None,
-) -> dict[str, Any]:
-    """Post a recommendation card (the one call a surface needs); returns Slack's response data."""
-    return post(client, channel, card_message(runtime, profile, rec), thread_ts=thread_ts)
 
 
 class CardActions:

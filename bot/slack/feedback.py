@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from bot.state import SqliteStateStore, StateStore
 from common.errors import ConfigError
-from knowledge.qa.models import Answer
+from knowledge.qa.answers import Answer
 
 __all__ = ["FeedbackStore", "FeedbackRecord", "StoredAnswer", "REASONS", "Reason"]
 

@@ -45,7 +45,7 @@ from bot.slack.mrkdwn import escape
 from bot.slack.posting import api_error, post, respond_via
 from bot.slack.runtime import SlackRuntime
 from common.errors import HwbotError
-from knowledge.qa.models import Answer, Citation
+from knowledge.qa.answers import Answer, Citation
 
 __all__ = ["FeedbackButtons", "IntakeSubmission", "stored_to_answer"]
 

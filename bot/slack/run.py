@@ -26,11 +26,11 @@ from bot.slack.app import SlackWorker, build_web_client, build_worker, token_rej
 from bot.slack.feedback import FeedbackStore
 from bot.slack.logs import configure_logging, framework_logger
 from bot.slack.runtime import EngineAnswers, SlackRuntime
-from bot.slack.settings import SlackSettings, load_settings
 from bot.slack.wsgi import EVENTS_PATH, SlackWsgi, serve, server_options
 from bot.state import open_state_store
 from common.errors import ConfigError, HwbotError
 from common.settings import HwbotSettings
+from common.slack_settings import SlackSettings, load_settings
 
 if TYPE_CHECKING:  # pragma: no cover
     from slack_bolt.adapter.socket_mode import SocketModeHandler

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from knowledge.evaluation.fresh import FreshMessage, MessageBatchReport, score_messages
+from knowledge.recommend.learned.combine import MODES, ClauseReader, Mode, extract_message
 from knowledge.recommend.learned.data import LabelledClause, Part, load_clauses, part_of
-from knowledge.recommend.learned.reading import MODES, ClauseReader, Mode, read_message
 
 __all__ = ["split_messages", "score_variant", "AblationRow", "ablation_rows", "format_rows"]
 
@@ -45,7 +45,7 @@ def split_messages(part: Part, *, joined: bool) -> list[FreshMessage]:
 
 
 def score_variant(items: list[FreshMessage], reader: ClauseReader | None, mode: Mode) -> MessageBatchReport:
-    return score_messages(items, [read_message(i.text, reader, mode).profile().known() for i in items])
+    return score_messages(items, [extract_message(i.text, reader, mode).profile().known() for i in items])
 
 
 class AblationRow(BaseModel):

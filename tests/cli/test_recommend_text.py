@@ -46,7 +46,7 @@ def test_without_an_index_the_rules_read_alone_and_say_so(hwbot_env, tmp_path) -
     assert proc.returncode == 0
     assert proc.stderr_text.startswith("Note: reading your words with the rules only") and proc.stderr_text.count("\n") == 1
     data = json.loads(proc.stdout_text)
-    assert "cloud" not in data["profile"] and data["confirm"] == ["Which is it for cloud: google_cloud or other_single_cloud?"]
+    assert "cloud" not in data["profile"] and len(data["confirm"]) == 1 and "cloud" in data["confirm"][0]
 
 
 @pytest.mark.slow

@@ -54,10 +54,18 @@ def test_a_choice_question_about_our_own_setup_goes_to_the_engine(qa) -> None:  
     question = "We train a 70B model in JAX on GCP on 512 chips, the architecture is frozen. TPU or GPU?"
     advice = advise(qa, question)
     assert advice.recommendation is not None and advice.profile is not None
-    assert advice.profile.known() == {
+    assert advice.reading is not None
+    assert {f: e.value for f, e in advice.reading.stated.items()} == {
         "architecture_changes": "rarely", "framework": "jax", "cloud": "google_cloud",
         "workload": "training", "scale": "massive",
     }
+    # the scored profile adds what those imply, shown apart as implied
+    assert advice.profile.known() == {
+        "architecture_changes": "rarely", "framework": "jax", "cloud": "google_cloud",
+        "workload": "training", "scale": "massive", "stage": "stabilizing", "team_expertise": "xla",
+    }
+    assert advice.to_contract()["implied"]["stage"]["value"] == "stabilizing"
+    assert "implied: stage stabilizing" in advice.answer.answer
     # the textbook TPU workload, with kernels, pipeline and time unsaid: staged, never plain GPU
     assert advice.recommendation.recommendation == "gpu_then_tpu"
     assert advice.answer.answer.startswith("Recommendation: GPU now, TPU later")
@@ -75,3 +83,10 @@ def test_a_gpu_verdict_still_names_the_strongest_answer_against_it(qa) -> None: 
     assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
     against = [r for r in advice.recommendation.reasons if r.direction == "against"]
     assert against and f"On the other side: {against[0].sentence}" in advice.answer.answer
+
+
+def test_a_message_not_in_english_is_not_guessed_at(qa) -> None:  # type: ignore[no-untyped-def]
+    advice = advise(qa, "Wir trainieren ein großes Modell mit JAX auf TPUs, sollten wir wechseln?")
+    assert advice.profile is None and advice.recommendation is None
+    assert advice.answer.declined and advice.answer.decline_reason == "not_english"
+    assert "English" in advice.answer.answer and "intake" in advice.answer.answer

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from knowledge.recommend.learned.combine import ClauseReader, extract_message, sounds_like
 from knowledge.recommend.learned.data import CLAUSE_FILES, TRAINING_FILES, load_clauses, load_phrasing_clauses, part_of
 from knowledge.recommend.learned.heads import HEADS_DIR, HeadsUnavailable, load_heads
-from knowledge.recommend.learned.reading import ClauseReader, read_message, sounds_like
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 
@@ -85,14 +85,14 @@ def test_stale_tampered_or_foreign_heads_are_refused_with_one_line(encoder, tmp_
 
 def test_heads_fill_what_the_rules_leave_open_and_keep_the_words(reader: ClauseReader) -> None:
     text = "all our hardware sits in our own server room, public cloud is not allowed"
-    assert "cloud" not in read_message(text, reader, "rules").fields
-    got = read_message(text, reader).fields["cloud"]
+    assert "cloud" not in extract_message(text, reader, "rules").fields
+    got = extract_message(text, reader).fields["cloud"]
     assert got.value == "on_prem" and got.evidence == text and 0.0 < got.confidence <= 1.0
 
 
 def test_contradictions_and_every_cloud_named_are_asked_never_picked(reader: ClauseReader) -> None:
     for text in ("we're on AWS. we're on GCP.", "AWS, Azure, GCP, Oracle Cloud, CoreWeave, Nebius, RunPod and Paperspace"):
-        got = read_message(text, reader)
+        got = extract_message(text, reader)
         assert "cloud" not in got.fields
         assert [c.field for c in got.confirmations if c.field == "cloud"] == ["cloud"]
 
@@ -101,23 +101,23 @@ def test_modifiers_keep_a_named_value_from_being_set(reader: ClauseReader) -> No
     for text, name in [("we don't use JAX", "framework"), ("thinking of moving to GCP next year", "cloud"),
                        ("nobody here has written JAX or CUDA, we're analysts", "framework"),
                        ("my friend's startup trains on 512 TPUs", "scale"), ("we used to be on Azure", "cloud")]:
-        assert name not in read_message(text, reader).fields, text
+        assert name not in extract_message(text, reader).fields, text
 
 
 def test_bad_input_gets_a_bounded_reading_that_invents_nothing(reader: ClauseReader) -> None:
     for text in ("12345 67890 42", "🚀🔥🙂", "", "x" * 20_000):
-        assert read_message(text, reader).fields == {}, text[:20]
+        assert extract_message(text, reader).fields == {}, text[:20]
     yaml = "gpus: 16\nframework: jax\ncloud: gcp"
-    assert read_message(yaml, reader).answers() == {"framework": "jax", "cloud": "google_cloud", "scale": "multi_device"}
+    assert extract_message(yaml, reader).answers() == {"framework": "jax", "cloud": "google_cloud", "scale": "multi_device"}
     pasted = ("we train on GCP with JAX. " * 1000)[:20_000]
-    assert read_message(pasted, reader).answers()["cloud"] == "google_cloud"
+    assert extract_message(pasted, reader).answers()["cloud"] == "google_cloud"
 
 
 def test_the_ablation_variants_differ_as_designed(reader: ClauseReader) -> None:
     text = "we're on AWS, and all our hardware sits in our own server room"
-    assert read_message(text, reader, "heads").answers().get("cloud") != "other_single_cloud"
-    assert read_message(text, reader, "rules").answers()["cloud"] == read_message(text, reader).answers()["cloud"]
-    assert read_message(text, None).answers() == read_message(text, reader, "rules").answers()
+    assert extract_message(text, reader, "heads").answers().get("cloud") != "other_single_cloud"
+    assert extract_message(text, reader, "rules").answers()["cloud"] == extract_message(text, reader).answers()["cloud"]
+    assert extract_message(text, None).answers() == extract_message(text, reader, "rules").answers()
 
 
 def test_every_answer_has_a_yes_no_phrase() -> None:

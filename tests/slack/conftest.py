@@ -23,9 +23,9 @@ import pytest
 from bot.slack.app import LISTENER_THREADS, SlackWorker, build_worker
 from bot.slack.feedback import FeedbackStore
 from bot.slack.runtime import EngineAnswers, SlackEngine, SlackRuntime
-from bot.slack.settings import SlackSettings
 from bot.slack.wsgi import SlackWsgi
 from bot.state import SqliteStateStore
+from common.slack_settings import SlackSettings
 from tests.harness.fake_slack import FakeSlackApi
 from tests.harness.slack_requests import SlackSender
 from tests.harness.wsgi_server import LoopbackWsgiServer

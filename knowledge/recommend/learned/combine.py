@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from knowledge.recommend.learned.heads import Heads
 
-__all__ = ["Mode", "MODES", "ClauseReader", "read_message", "sounds_like", "SOUNDS_LIKE_FILE"]
+__all__ = ["Mode", "MODES", "ClauseReader", "extract_message", "sounds_like", "SOUNDS_LIKE_FILE"]
 
 Mode = Literal["rules", "heads", "combined"]
 MODES: tuple[Mode, ...] = ("rules", "heads", "combined")
@@ -151,7 +151,7 @@ def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> No
                     question=sounds_like(name, best.value), yes_no=True))
 
 
-def read_message(text: str, reader: ClauseReader | None, mode: Mode = "combined") -> Extraction:
+def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combined") -> Extraction:
     """Understand a whole message; without a reader (no encoder or heads) this is the rules alone."""
     if mode == "rules" or reader is None:
         return profile_from_text(text)

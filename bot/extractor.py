@@ -1,10 +1,12 @@
-"""The clause reader (ONNX encoder + learned heads) for a process, opened once, or the rules with a notice.
+"""The learned extractor for a process (ONNX encoder + clause heads), opened once, or the rules with a notice.
 
 Every front end that reads a whole message (``recommend --text``, the REPL, Slack) asks
 :func:`clause_reader`; it returns ``None`` when the index's ONNX encoder or the committed
 heads cannot be used, after one line saying why ("Note: reading your words with the rules
 only: ..."), so the user still gets the rule-based reading and is never left guessing.
-:func:`understand` is the one call: rules, then the heads for what the rules left open.
+:func:`understand` is the one call: the shared message reading
+(:func:`knowledge.recommend.reading.read_message`: checks, contradictions, implications) with
+the rules and then the heads for what the rules left open as its extraction step.
 
 Nothing here imports torch: the encoder is the index's ONNX export (see
 :func:`indexer.query_encoder.encoder_for_index_dir`), whose session :func:`prefetch_reader`
@@ -22,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 from common.settings import HwbotSettings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.recommend.learned.reading import ClauseReader, Mode
+    from knowledge.recommend.learned.combine import ClauseReader, Mode
+    from knowledge.recommend.reading import MessageReading
     from knowledge.recommend.textual import Extraction
 
-__all__ = ["READER_NOTICE", "clause_reader", "prefetch_reader", "understand"]
+__all__ = ["READER_NOTICE", "clause_reader", "extractor_for", "prefetch_reader", "understand"]
 
 #: The start of the one stderr line printed when the learned heads cannot be used.
 READER_NOTICE = "Note: reading your words with the rules only"
@@ -58,8 +61,8 @@ def clause_reader(settings: HwbotSettings, *, notify: Callable[[str], Any] = _st
 
 def _open(index_dir: Path, notify: Callable[[str], Any]) -> "ClauseReader | None":
     from indexer.query_encoder import EncoderUnavailable, encoder_for_index_dir
+    from knowledge.recommend.learned.combine import ClauseReader
     from knowledge.recommend.learned.heads import HeadsUnavailable, load_heads
-    from knowledge.recommend.learned.reading import ClauseReader
 
     try:
         encoder = encoder_for_index_dir(index_dir)
@@ -74,9 +77,16 @@ def _open(index_dir: Path, notify: Callable[[str], Any]) -> "ClauseReader | None
     return ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False), heads=heads)
 
 
-def understand(text: str, settings: HwbotSettings, mode: "Mode" = "combined") -> "Extraction":
-    """A whole message read by the rules and, when available, the learned heads."""
-    from knowledge.recommend.learned.reading import read_message
+def extractor_for(settings: HwbotSettings, mode: "Mode" = "combined") -> "Callable[[str], Extraction]":
+    """The extraction step for ``mode`` (``rules``, ``heads`` or ``combined``), reader opened once."""
+    from knowledge.recommend.learned.combine import extract_message
 
     reader = None if mode == "rules" else clause_reader(settings)
-    return read_message(text, reader, mode)
+    return lambda text: extract_message(text, reader, mode)
+
+
+def understand(text: str, settings: HwbotSettings, mode: "Mode" = "combined") -> "MessageReading":
+    """A whole message read by the shared reading step, with the rules and (when available) the heads."""
+    from knowledge.recommend.reading import read_message
+
+    return read_message(text, extract=extractor_for(settings, mode))
