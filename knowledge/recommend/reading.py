@@ -7,7 +7,8 @@ Slack), so the same message gets the same reading everywhere:
 1. **checks** (:mod:`.message_checks`): a message not in English, or with no words at all
    (numbers, emoji), is not read; it gets a note and nothing is invented. A long one is read
    up to a limit and says so; a pasted YAML/JSON config is read and flagged.
-2. **extraction**: ``profile_from_text`` on the (cut) text.
+2. **extraction**: ``profile_from_text`` on the (cut) text, or the ``extract`` a caller passes
+   (the rules and the learned clause heads together: :mod:`knowledge.recommend.learned.combine`).
 3. **contradictions**: the message is read again sentence by sentence. A field that
    different sentences set to different values ("we're on AWS. we're on GCP.") is not
    kept: it becomes a confirmation question. So does a cloud when the message names many
@@ -20,14 +21,14 @@ Slack), so the same message gets the same reading everywhere:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel, Field
 
 from knowledge.recommend.implication import Implied, implied, text_hits
 from knowledge.recommend.message_checks import MessageChecks, cloud_names, language_of, load_checks, shape_of
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
-from knowledge.recommend.textual import Confirmation, FieldEvidence, profile_from_text
+from knowledge.recommend.textual import Confirmation, Extraction, FieldEvidence, profile_from_text
 
 __all__ = ["MessageReading", "read_message", "NOT_ENGLISH", "NO_WORDS", "field_words"]
 
@@ -107,7 +108,9 @@ def _ask(field: str, found: list[tuple[str, str]]) -> Confirmation:
     return Confirmation(field=field, value=found[0][0], span=(0, 0), evidence=found[0][1], question=question)
 
 
-def read_message(text: str, checks: MessageChecks | None = None) -> MessageReading:
+def read_message(
+    text: str, checks: MessageChecks | None = None, extract: Callable[[str], Extraction] | None = None,
+) -> MessageReading:
     """Read one message. Never raises for any text; bounded by ``[limits]`` whatever its size."""
     checks = checks or load_checks()
     text = text or ""
@@ -127,7 +130,7 @@ def read_message(text: str, checks: MessageChecks | None = None) -> MessageReadi
     if shape == "config":
         out.notes.append("That looks like a pasted configuration (YAML or JSON): I read only what it states "
                          "outright about hardware, cloud and framework; please check it below.")
-    extraction = profile_from_text(text)
+    extraction = (extract or profile_from_text)(text)
     out.stated = dict(extraction.fields)
     out.confirmations = list(extraction.confirmations)
     asked = {c.field for c in out.confirmations}
