@@ -32,7 +32,7 @@ from bot.slack.dedupe import Claim, event_keys
 from bot.slack.durable import PendingRecord, PendingWork
 from bot.slack.mrkdwn import mentions_user, to_plain
 from bot.slack.posting import add_reaction, answer_metadata, api_error, find_earlier_answer, post, remove_reaction
-from bot.slack.replies import answer_to_message
+from bot.slack.replies import answer_to_message, bind_posted
 from bot.slack.runtime import SlackRuntime
 from bot.slack.settings import is_dm_channel
 from bot.slack.threads import ThreadMemory
@@ -94,6 +94,7 @@ class Job:
     reply_thread: str | None
     text: str
     bot_user_id: str | None
+    user: str = ""
 
     @property
     def keys(self) -> list[str]:
@@ -110,8 +111,9 @@ class Job:
             return None
         reply_thread = thread if kind == "dm" else (thread or ts)
         text = event.get("text")
+        user = event.get("user")
         return cls(kind, str(event_id) if isinstance(event_id, str) else None, channel, ts, reply_thread,
-                   text if isinstance(text, str) else "", bot_user_id)
+                   text if isinstance(text, str) else "", bot_user_id, user if isinstance(user, str) else "")
 
 
 class MessageEvents:
@@ -219,7 +221,7 @@ class MessageEvents:
     def _compose(self, job: Job, question: str) -> tuple[SlackMessage, str]:
         """The message to post, and a one-line summary for the log (ids and sizes only)."""
         try:
-            answer, message = answer_to_message(self.runtime, question, echo_question=False)
+            answer, message = answer_to_message(self.runtime, question, echo_question=False, channel=job.channel, user=job.user)
         except HwbotError as exc:
             log.warning("could not answer a %s in %s: %s", job.kind, job.channel, type(exc).__name__)
             return text_message(f"Sorry, I could not answer that: {exc.one_line()}"), ""
@@ -238,14 +240,15 @@ class MessageEvents:
         if job.reply_thread:
             self.runtime.threads.remember(job.channel, job.reply_thread)
         try:
-            post(client, job.channel, message, thread_ts=job.reply_thread,
-                 metadata=answer_metadata(job.event_id, job.channel, job.ts))
+            posted = post(client, job.channel, message, thread_ts=job.reply_thread,
+                          metadata=answer_metadata(job.event_id, job.channel, job.ts))
         except SlackApiError as exc:
             # Not answered: free the claim so Slack's own retry of this event can try again.
             claim.release()
             self.pending.finish(job.event_id)
             log.warning("could not post the answer to a %s in %s: %s", job.kind, job.channel, api_error(exc))
             return False
+        bind_posted(self.runtime, message, posted, job.channel)
         claim.done()
         self.pending.finish(job.event_id)
         return True
