@@ -22,13 +22,13 @@ import pytest
 
 from bot.slack.app import LISTENER_THREADS, SlackWorker, build_worker
 from bot.slack.feedback import FeedbackStore
+from bot.slack.front import SlackFront
 from bot.slack.runtime import EngineAnswers, SlackEngine, SlackRuntime
 from bot.slack.settings import SlackSettings
-from bot.slack.front import SlackFront
 from bot.state import SqliteStateStore
+from tests.harness.asgi_server import LoopbackAsgiServer
 from tests.harness.fake_slack import FakeSlackApi
 from tests.harness.slack_requests import SlackSender
-from tests.harness.asgi_server import LoopbackAsgiServer
 
 #: Made-up credentials, shaped like real ones so the redaction patterns are exercised.
 BOT_TOKEN = "xoxb-1111111111-2222222222-hwbotTESTbotTOKENvalue"

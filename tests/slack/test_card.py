@@ -111,8 +111,8 @@ def test_a_card_action_from_another_message_channel_or_person_changes_nothing(bo
     refine = next(e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == ACTION_REFINE)
     press = {"action_id": ACTION_REFINE, "type": "button", "value": refine["value"]}
     hook = bot.fake.webhook_url("elsewhere")
-    for forged in (_click(card, change, channel="COTHER001", ts="1700000000.000001", response_url=hook),  # another channel
-                   _click(card, change, ts="1700000000.000001", response_url=hook),  # another message, same channel
+    for forged in (_click(card, change, channel="COTHER001", ts="1699999999.000777", response_url=hook),  # another channel
+                   _click(card, change, ts="1699999999.000777", response_url=hook),  # another message, same channel
                    _click(card, change, user="UINTRUDER", response_url=hook),  # the right message, another person
                    _click(card, press, user="UINTRUDER", response_url=hook),  # Refine: another person's profile
                    _click(card, press, channel="COTHER001", response_url=hook)):

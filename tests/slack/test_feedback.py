@@ -167,7 +167,7 @@ def test_a_declined_answer_offers_ask_the_experts_which_posts_once_with_a_link_b
 def test_a_click_from_another_conversation_changes_nothing(bot: RunningBot) -> None:
     message, answer_id, _ = _answered(bot)
     hook = bot.fake.webhook_url("elsewhere1")
-    elsewhere = dict(message, ts="1700000000.000777")
+    elsewhere = dict(message, ts="1699999999.000777")
     for payload in (
         block_action(action_id=ACTION_HELPFUL, value=answer_id, channel="COTHER001", message=message, response_url=hook),
         block_action(action_id=ACTION_NOT_HELPFUL, value=answer_id, channel="CGENERAL1", message=elsewhere, response_url=hook),
