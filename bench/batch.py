@@ -21,7 +21,7 @@ from bench.results import Section, Table, Target, fmt_ms, fmt_ratio
 from bench.stats import interleave, median, ratio
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
 __all__ = ["run_batch", "BATCH_TARGET", "ask_batch_lines", "bare_batched_encode"]
 

@@ -131,7 +131,7 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
     import bot.cli  # noqa: F401  (click, common, settings: as `hwbot` starts)
 
     mark("import hwbot CLI (click, pydantic-settings)")
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
     mark("import knowledge + indexer (numpy, faiss, bm25s + scipy.sparse)")
     import onnxruntime  # noqa: F401
@@ -139,8 +139,8 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
 
     mark("import onnxruntime + tokenizers")
     from indexer.build import staleness
+    from indexer.ondisk import load_store
     from indexer.query_encoder import open_query_encoder
-    from indexer.store import load_store
     from knowledge.paths import SOURCES_DIR
 
     staleness(Path(index_dir), SOURCES_DIR)

@@ -17,7 +17,7 @@ from bench.results import Section, Table, Target, fmt_ms, fmt_ratio
 from bench.stats import interleave, median, percentile, ratio
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
 __all__ = ["run_latency", "load_questionnaire", "LATENCY_TARGET"]
 

@@ -37,13 +37,13 @@ if encoder == "onnx":
     core = EngineAnswers.open(index_dir)
 else:
     from indexer.embedder import Embedder
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
     core = EngineAnswers(QAEngine.open(index_dir, embedder=Embedder(), auto_build=False))
 with_app = True
 from bot.slack.app import build_app
 from bot.slack.feedback import FeedbackStore
 from bot.slack.runtime import SlackRuntime
-from bot.slack.settings import SlackSettings
+from common.slack_settings import SlackSettings
 from bot.state import SqliteStateStore
 settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-bench", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
                          HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=feedback)

@@ -18,15 +18,15 @@ from bench.results import Section, Table, Target
 
 if TYPE_CHECKING:  # pragma: no cover
     from indexer.embedder import Embedder
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
 __all__ = ["run_parity"]
 
 
 def run_parity(engine: QAEngine, embedder: Embedder, questions: list[str]) -> Section:
     """``engine`` runs on the ONNX encoder; ``embedder`` is the loaded sentence-transformers model."""
-    from knowledge.qa.engine import QAEngine as Engine
     from knowledge.qa.hygiene import clean_question
+    from knowledge.qa.service import QAEngine as Engine
 
     started = time.perf_counter()
     st_engine = Engine(engine.store, embedder, engine.params)

@@ -90,7 +90,7 @@ class _Runner:
         """An index of the shipped notes, built and fresh (reusing the build section's)."""
         from indexer.build import staleness
         from knowledge.paths import SOURCES_DIR
-        from knowledge.qa.engine import ensure_index
+        from knowledge.qa.service import ensure_index
 
         index = self.work / "index"
         if self._shipped_index is not None and not index.exists():
@@ -103,7 +103,7 @@ class _Runner:
         """The engine users get: the query path on the ONNX encoder."""
         if self._engine is None:
             from knowledge.paths import SOURCES_DIR
-            from knowledge.qa.engine import QAEngine
+            from knowledge.qa.service import QAEngine
 
             self._engine = QAEngine.open(self.index_dir(), sources_dir=SOURCES_DIR, auto_build=False)
         return self._engine

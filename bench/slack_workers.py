@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--index-dir", type=Path, default=None, help="a built index (default: $HWBOT_INDEX_DIR, built if needed)")
     p.add_argument("-n", type=int, default=200, help="events (each also retried once)")
     args = p.parse_args(argv)
-    from bot.runtime import get_engine, resolve_index_dir
+    from bot.engines import get_engine, resolve_index_dir
 
     index_dir = resolve_index_dir(args.index_dir)
     get_engine(index_dir, progress=False)

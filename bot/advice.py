@@ -14,13 +14,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from knowledge.qa.models import Answer, AnswerSentence, Citation
+from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.recommend import VERDICT_LABELS, Recommendation, WorkloadProfile, profile_from_text, recommend
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
 __all__ = ["Advice", "advise", "advise_answer", "MAX_REASONS", "MAX_AGAINST", "MAX_OPEN_QUESTIONS"]
 

@@ -79,7 +79,7 @@ class Repl:
         except HwbotError as exc:
             self.say(f"Error: {exc.one_line()}", style="red")
             return True
-        from bot.render import render_answer_text
+        from bot.plaintext import render_answer_text
 
         self.say(render_answer_text(answer))
         self.say("")
@@ -104,7 +104,7 @@ class Repl:
                 self.say(f"{s.id}  {s.file}  ({s.chunks} chunks)  {s.title}{url}")
         elif cmd == "/recommend":
             from bot.intake.session import run_intake_session
-            from bot.render import render_recommendation_text
+            from bot.plaintext import render_recommendation_text
 
             # An interactive user may resume an intake left unfinished; a script starts fresh.
             result = run_intake_session(self.read_line, self.say, key=self.intake_key, resume=self.resume_intake)
@@ -141,7 +141,7 @@ def _piped_reader() -> Iterator[str]:
 
 
 def run_repl(settings: HwbotSettings | None = None) -> None:
-    from bot.runtime import get_engine
+    from bot.engines import get_engine
 
     settings = settings or HwbotSettings()
 

@@ -3,7 +3,7 @@
 The environment is read here and nowhere else. Front ends build one
 :class:`HwbotSettings` at start-up and pass it down explicitly, so a test (or a second
 engine in one process) can point at other directories without touching ``os.environ``.
-Slack's credentials live in ``bot.slack.settings`` because only the Slack app needs them.
+Slack's credentials live in ``common.slack_settings`` because only the Slack app needs them.
 """
 
 from __future__ import annotations

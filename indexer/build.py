@@ -20,9 +20,7 @@ from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import Chunk, ChunkParams
 from indexer.corpus import catalog, load_corpus
 from indexer.embedder import MODEL_PACKAGE, Embedder
-from indexer.onnx_export import export_query_encoder
-from indexer.sources import SOURCE_SUFFIXES, Source
-from indexer.store import (
+from indexer.ondisk import (
     FORMAT_VERSION,
     Manifest,
     ModelInfo,
@@ -34,6 +32,8 @@ from indexer.store import (
     read_manifest,
     write_generation,
 )
+from indexer.onnx_export import export_query_encoder
+from indexer.sources import SOURCE_SUFFIXES, Source
 
 __all__ = ["BuildReport", "build_index", "catalog", "load_corpus", "recorded_sources_dir", "staleness", "text_sha"]
 

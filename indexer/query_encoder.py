@@ -33,7 +33,7 @@ import numpy as np
 from indexer.embedder import MODEL_ID, PROBE_TEXT, Embedder
 
 if TYPE_CHECKING:  # pragma: no cover
-    from indexer.store import Store
+    from indexer.ondisk import Store
 
 __all__ = [
     "EncoderUnavailable",

@@ -87,7 +87,7 @@ def index_copy(built_index, tmp_path) -> Path:
 @pytest.fixture(scope="session")
 def qa(built_index, embedder, sources_dir):
     """The shared question-answering engine over the session index (loaded once)."""
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
     return QAEngine.open(built_index, sources_dir=sources_dir, embedder=embedder, auto_build=False)
 

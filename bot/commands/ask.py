@@ -29,7 +29,7 @@ def read_batch(path: Path, max_bytes: int = MAX_BATCH_BYTES) -> list[str]:
 
 
 def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings: HwbotSettings | None = None) -> None:
-    from bot.runtime import prefetch_encoder
+    from bot.engines import prefetch_encoder
 
     prefetch_encoder(settings=settings)  # the ONNX session loads in the background while the rest imports
     from knowledge.qa.hygiene import clean_question
@@ -41,8 +41,8 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings
             raise UsageError("missing QUESTION")
         clean_question(question)  # an empty question fails here, before the model loads
         from bot.advice import advise
-        from bot.render import render_answer_text
-        from bot.runtime import get_engine
+        from bot.engines import get_engine
+        from bot.plaintext import render_answer_text
 
         advice = advise(get_engine(settings=settings), question)
         if as_json:
@@ -54,7 +54,7 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings
         raise UsageError("--batch writes JSON lines: add --json")
     questions = read_batch(batch, settings.max_batch_bytes if settings else MAX_BATCH_BYTES)
     from bot.advice import Advice, advise_answer
-    from bot.runtime import get_engine
+    from bot.engines import get_engine
     from knowledge.qa.abstain import declined_answer
 
     engine = get_engine(settings=settings)

@@ -29,7 +29,7 @@ def format_table(rows) -> str:
 
 
 def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: HwbotSettings | None = None) -> None:
-    from bot.runtime import get_engine
+    from bot.engines import get_engine
     from indexer.query_encoder import PrecomputedQueries
     from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
     from knowledge.qa.hygiene import clean_question
@@ -89,7 +89,7 @@ def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = Non
 
 def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None) -> tuple[str, str]:
     from bot.advice import Advice, advise_answer
-    from bot.runtime import get_engine
+    from bot.engines import get_engine
     from knowledge.evaluation.fresh import score_questions
     from knowledge.qa.abstain import declined_answer
 

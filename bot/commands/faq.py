@@ -1,13 +1,13 @@
 """``hwbot faq FILE [--out FILE] [--json]``: answer every question of a docs file.
 
 The questions are found by :mod:`bot.faq.extract` and answered, in document order and
-each once, by the shared engine (``bot.runtime.get_engine()``), exactly as ``hwbot
+each once, by the shared engine (``bot.engines.get_engine()``), exactly as ``hwbot
 ask`` would answer them: curated FAQ entries first, then the hybrid path.
 
 Output:
 - ``--json``: one ``ask --batch`` contract object per question on stdout, written as
   each is answered (declined questions included, with no citations);
-- ``--out PAGE``: a markdown FAQ page (:mod:`bot.faq.render`), declined questions
+- ``--out PAGE``: a markdown FAQ page (:mod:`bot.faq.page`), declined questions
   listed under "Not covered by the notes"; a one-line summary goes to stderr;
 - neither: the markdown page on stdout. ``--json`` and ``--out`` may be combined.
 
@@ -78,8 +78,8 @@ def _write_atomically(out: Path, text: str) -> None:
 def _answer_all(questions: list[FoundQuestion], *, as_json: bool, settings: HwbotSettings | None = None):
     from tqdm import tqdm
 
-    from bot.faq.render import FaqEntry
-    from bot.runtime import get_engine
+    from bot.engines import get_engine
+    from bot.faq.page import FaqEntry
     from knowledge.qa.abstain import declined_answer
 
     engine = get_engine(settings=settings)
@@ -105,7 +105,7 @@ def run_faq(file: Path, out: Path | None = None, as_json: bool = False, settings
     entries = _answer_all(questions, as_json=as_json, settings=settings)
     if out is None and as_json:
         return
-    from bot.faq.render import render_markdown
+    from bot.faq.page import render_markdown
 
     page = render_markdown(entries, docs_name=file.name)
     if out is None:

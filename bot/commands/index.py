@@ -1,7 +1,7 @@
 """``hwbot index``: build or incrementally update the index, then print one summary line.
 
 Without ``--sources`` the index is updated from the dir it was last built from (see
-``bot.runtime.resolve_sources_dir``); ``--sources DIR`` switches it to DIR, and every
+``bot.engines.resolve_sources_dir``); ``--sources DIR`` switches it to DIR, and every
 later command judges staleness against DIR.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bot.runtime import resolve_index_dir, resolve_sources_dir
+from bot.engines import resolve_index_dir, resolve_sources_dir
 from common.settings import HwbotSettings
 
 __all__ = ["run_index"]

@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from bot.render import render_recommendation_text
+from bot.plaintext import render_recommendation_text
 from common.errors import EXIT_FAILURE, InputError
-from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import load_profile
-from knowledge.recommend.scoring import recommend
+from knowledge.recommend.recommendation import Recommendation
+from knowledge.recommend.recommender import recommend
 
 __all__ = ["run_recommend", "run_recommend_text", "emit"]
 

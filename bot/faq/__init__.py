@@ -8,7 +8,7 @@ from bot.faq.extract import (
     normalize_question,
     read_docs,
 )
-from bot.faq.render import (
+from bot.faq.page import (
     NOT_COVERED,
     FaqEntry,
     render_markdown,

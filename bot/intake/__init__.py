@@ -12,6 +12,10 @@ from bot.intake.dialog import (
     start,
     summary,
 )
+from bot.intake.persistence import (
+    DB_NAME,
+    IntakeStore,
+)
 from bot.intake.questions import (
     COMMAND_NAMES,
     QUESTIONS_FILE,
@@ -30,10 +34,6 @@ from bot.intake.session import (
     run_intake_session,
 )
 from bot.intake.state import IntakeState, Pending
-from bot.intake.store import (
-    DB_NAME,
-    IntakeStore,
-)
 
 __all__ = [
     "QUESTIONS_FILE",

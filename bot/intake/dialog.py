@@ -2,7 +2,7 @@
 
 Front ends only move text: they show :attr:`Turn.text`, read a line, and call
 :func:`advance`. The state (:class:`~bot.intake.state.IntakeState`) round-trips through
-JSON, so :mod:`bot.intake.store` can persist it between messages and a dialog resumes
+JSON, so :mod:`bot.intake.persistence` can persist it between messages and a dialog resumes
 exactly where it stopped.
 
 What is asked, and when to stop, is the engine's decision
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from bot.intake.questions import Question, Questionnaire, load_questionnaire
 from bot.intake.state import IntakeState
 from bot.intake.understand import read_answer
-from knowledge.recommend.engine import Engine
-from knowledge.recommend.models import VERDICT_LABELS
+from knowledge.recommend.decision import Engine
 from knowledge.recommend.profile import UNKNOWN
 from knowledge.recommend.questioning import gate_fields, next_field, settled_verdict
-from knowledge.recommend.scoring import shipped_engine
+from knowledge.recommend.recommendation import VERDICT_LABELS
+from knowledge.recommend.recommender import shipped_engine
 
 __all__ = ["IntakeState", "Turn", "start", "resume", "advance", "render_question", "summary", "MAX_ANSWER_CHARS"]
 

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from knowledge.recommend.models import Recommendation
-from knowledge.recommend.scoring import recommend
+from knowledge.recommend.recommendation import Recommendation
+from knowledge.recommend.recommender import recommend
 
 if TYPE_CHECKING:
     from bot.intake.dialog import IntakeState, Turn
+    from bot.intake.persistence import IntakeStore
     from bot.intake.questions import Questionnaire
-    from bot.intake.store import IntakeStore
 
 __all__ = ["intake_session", "run_intake_session", "SessionResult", "TERMINAL_KEY"]
 
@@ -55,8 +55,8 @@ def intake_session(
     """
     from bot.intake.dialog import advance, start
     from bot.intake.dialog import resume as resume_turn
+    from bot.intake.persistence import IntakeStore
     from bot.intake.questions import load_questionnaire
-    from bot.intake.store import IntakeStore
 
     q = questions or load_questionnaire()
     store = store or IntakeStore()
@@ -108,6 +108,6 @@ def run_intake_session(
 ) -> Recommendation | None:
     """The intake for any line-based front end: the recommendation, or None if cancelled/ended.
 
-    Render the result with :func:`bot.render.render_recommendation_text`.
+    Render the result with :func:`bot.plaintext.render_recommendation_text`.
     """
     return intake_session(read_line, write, key, store=store, resume=resume).recommendation

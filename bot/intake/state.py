@@ -2,7 +2,7 @@
 
 The adaptive dialog asks questions in an order that depends on the answers, so the state
 records *which* fields were asked (in order, for ``back``) rather than a position in a
-fixed list. It is stored as JSON between messages (:mod:`bot.intake.store`), so a value
+fixed list. It is stored as JSON between messages (:mod:`bot.intake.persistence`), so a value
 that names an unknown field or an impossible answer is refused at load (the store then
 starts the dialog afresh) instead of failing later in a live dialog.
 

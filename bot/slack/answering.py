@@ -34,9 +34,9 @@ from bot.slack.mrkdwn import mentions_user, to_plain
 from bot.slack.posting import add_reaction, answer_metadata, api_error, find_earlier_answer, post, remove_reaction
 from bot.slack.replies import answer_to_message, bind_posted
 from bot.slack.runtime import SlackRuntime
-from bot.slack.settings import is_dm_channel
 from bot.slack.threads import ThreadMemory
 from common.errors import HwbotError
+from common.slack_settings import is_dm_channel
 
 __all__ = ["MessageEvents", "EMPTY_QUESTION_HINT", "Job", "route"]
 

@@ -27,9 +27,9 @@ from bot.slack.interactions import FeedbackButtons, IntakeSubmission
 from bot.slack.logs import framework_logger
 from bot.slack.posting import api_error
 from bot.slack.runtime import SlackRuntime
-from bot.slack.settings import SlackSettings
 from bot.state import StateUnavailable
 from common.errors import ConfigError, HwbotError
+from common.slack_settings import SlackSettings
 
 __all__ = [
     "build_web_client",

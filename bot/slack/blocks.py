@@ -24,7 +24,7 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.slack.mrkdwn import escape
-from knowledge.qa.models import Answer
+from knowledge.qa.answers import Answer
 
 __all__ = [
     "SlackMessage",
@@ -263,7 +263,7 @@ def answer_message(
     escalate: bool = False,
     thanks: str | None = None,
 ) -> SlackMessage:
-    """The Slack rendering of an :class:`~knowledge.qa.models.Answer`.
+    """The Slack rendering of an :class:`~knowledge.qa.answers.Answer`.
 
     ``echo_question`` repeats the question on top: a slash command's text is not shown
     to the channel, so its answer must say what was asked. It is shown as plain text

@@ -1,8 +1,8 @@
 """The recommendation card: a verdict you can change in place (a live what-if).
 
-:func:`post_recommendation_card` is the one call for any surface that has a
+:func:`card_message` renders the card for any surface that has a
 :class:`~knowledge.recommend.profile.WorkloadProfile` and its
-:class:`~knowledge.recommend.models.Recommendation`: the intake modal's submission, and
+:class:`~knowledge.recommend.recommendation.Recommendation`: the intake modal's submission, and
 a mention that describes a team's situation (via ``profile_from_text``). The card is
 the recommendation message plus:
 
@@ -33,15 +33,14 @@ from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, Option, 
 from bot.slack.blocks import MAX_BLOCKS, SlackMessage, context
 from bot.slack.modal import intake_view
 from bot.slack.origin import ELSEWHERE, Origin
-from bot.slack.posting import api_error, post, respond_via
+from bot.slack.posting import api_error, respond_via
 from bot.slack.recommend_blocks import recommendation_message
 from bot.slack.runtime import SlackRuntime
 from bot.state import StateUnavailable
-from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
+from knowledge.recommend.recommendation import Recommendation
 
-__all__ = ["post_recommendation_card", "card_message", "whatif_controls", "bind_card", "CardActions", "ACTION_WHATIF_PREFIX",
-           "ACTION_REFINE", "UNAVAILABLE"]
+__all__ = ["card_message", "whatif_controls", "bind_card", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE", "UNAVAILABLE"]
 
 log = logging.getLogger("hwbot.slack.card")
 
@@ -125,21 +124,6 @@ def card_message(
         return base
     blocks = base.blocks[: MAX_BLOCKS - len(controls)] + controls
     return SlackMessage(text=base.text, blocks=blocks, issued=(("card", card_id),))
-
-
-def post_recommendation_card(
-    runtime: SlackRuntime, client: WebClient, channel: str, profile: WorkloadProfile, rec: Recommendation,
-    *, thread_ts: str | None = None, user: str = "",
-) -> dict[str, Any]:
-    """Post a recommendation card (the one call a surface needs) and bind it; returns Slack's response data."""
-    message = card_message(runtime, profile, rec, channel=channel, user=user)
-    posted = post(client, channel, message, thread_ts=thread_ts)
-    for _, card_id in message.issued:
-        try:
-            bind_card(runtime, card_id, str(posted.get("channel") or channel), str(posted.get("ts") or ""))
-        except StateUnavailable:
-            pass
-    return posted
 
 
 class CardActions:

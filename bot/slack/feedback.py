@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 from bot.slack.origin import Origin
 from bot.state import GuardedStore, SqliteStateStore, StateStore
 from common.errors import ConfigError
-from knowledge.qa.models import Answer
+from knowledge.qa.answers import Answer
 
 __all__ = ["FeedbackStore", "FeedbackRecord", "StoredAnswer", "REASONS", "Reason"]
 

@@ -53,7 +53,7 @@ from bot.slack.replies import bind_posted
 from bot.slack.runtime import SlackRuntime
 from bot.state import StateUnavailable
 from common.errors import HwbotError
-from knowledge.qa.models import Answer, Citation
+from knowledge.qa.answers import Answer, Citation
 
 __all__ = ["FeedbackButtons", "IntakeSubmission", "stored_to_answer"]
 

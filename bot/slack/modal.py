@@ -32,7 +32,7 @@ from bot.intake.questions import Question, Questionnaire, load_questionnaire
 from common.errors import ProfileError
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 from knowledge.recommend.questioning import intake_order
-from knowledge.recommend.scoring import shipped_engine
+from knowledge.recommend.recommender import shipped_engine
 
 __all__ = [
     "INTAKE_CALLBACK_ID",

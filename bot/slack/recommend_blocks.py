@@ -10,15 +10,15 @@ from __future__ import annotations
 from slack_sdk.models.blocks import Block, DividerBlock, HeaderBlock, PlainTextObject
 
 from bot.intake.questions import Questionnaire, load_questionnaire
-from bot.render import ReasonLine, reason_lines
+from bot.plaintext import ReasonLine, reason_lines
 from bot.slack.blocks import SlackMessage, cap_blocks, context, pack_lines, section
 from bot.slack.mrkdwn import escape
-from knowledge.recommend.models import VERDICT_LABELS, Recommendation
 from knowledge.recommend.profile import WorkloadProfile
+from knowledge.recommend.recommendation import VERDICT_LABELS, Recommendation
 
 __all__ = ["recommendation_message", "KIND_NAMES"]
 
-#: The one label per verdict (defined in knowledge.recommend.models).
+#: The one label per verdict (defined in knowledge.recommend.recommendation).
 KIND_NAMES = VERDICT_LABELS
 
 

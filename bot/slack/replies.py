@@ -15,7 +15,7 @@ from bot.slack.card import bind_card, whatif_controls
 from bot.slack.origin import posted_origin
 from bot.slack.runtime import SlackRuntime
 from bot.state import StateUnavailable
-from knowledge.qa.models import Answer
+from knowledge.qa.answers import Answer
 
 __all__ = ["answer_to_message", "bind_posted"]
 

@@ -28,10 +28,10 @@ from bot.slack.front import EVENTS_PATH, SlackFront
 from bot.slack.logs import configure_logging, framework_logger
 from bot.slack.runtime import EngineAnswers, SlackRuntime
 from bot.slack.server import serve, server_options
-from bot.slack.settings import SlackSettings, load_settings
 from bot.state import open_state_store
 from common.errors import ConfigError, HwbotError
 from common.settings import HwbotSettings
+from common.slack_settings import SlackSettings, load_settings
 
 if TYPE_CHECKING:  # pragma: no cover
     from slack_bolt.adapter.socket_mode import SocketModeHandler

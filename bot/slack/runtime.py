@@ -1,6 +1,6 @@
 """The Slack app's runtime: the engine it answers with and the shared state it keeps.
 
-One name for the wiring, like :mod:`bot.runtime` for the command line: a
+One name for the wiring, like :mod:`bot.engines` for the command line: a
 :class:`SlackRuntime` is built once per worker process (``hwbot slack``, a test, a
 bench) and handed to every listener, instead of globals. Its state lives in a
 :class:`~bot.state.StateStore`, so several workers that share ``HWBOT_STATE_DIR`` (or
@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Protocol
 from bot.intake.questions import Questionnaire, load_questionnaire
 from bot.slack.dedupe import Dedupe
 from bot.slack.feedback import FeedbackStore
-from bot.slack.settings import SlackSettings
 from bot.slack.threads import ThreadMemory
 from bot.state import StateStore
-from knowledge.recommend.models import Recommendation
+from common.slack_settings import SlackSettings
 from knowledge.recommend.profile import WorkloadProfile
+from knowledge.recommend.recommendation import Recommendation
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.advice import Advice
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
 __all__ = ["SlackEngine", "EngineAnswers", "SlackRuntime", "new_worker_id"]
 
@@ -46,13 +46,13 @@ class SlackEngine(Protocol):
 
 
 def _default_recommend(profile: WorkloadProfile) -> Recommendation:
-    from knowledge.recommend.scoring import recommend
+    from knowledge.recommend.recommender import recommend
 
     return recommend(profile)
 
 
 class EngineAnswers:
-    """:class:`SlackEngine` over a real ``QAEngine`` and ``knowledge.recommend.scoring.recommend``."""
+    """:class:`SlackEngine` over a real ``QAEngine`` and ``knowledge.recommend.recommender.recommend``."""
 
     def __init__(
         self,
@@ -66,7 +66,7 @@ class EngineAnswers:
     @classmethod
     def open(cls, index_dir: Path | None = None) -> "EngineAnswers":
         """Load the index and model now (building the index if needed), so the first question is not the slow one."""
-        from bot.runtime import get_engine
+        from bot.engines import get_engine
 
         return cls(get_engine(index_dir, progress=False))
 

@@ -18,7 +18,6 @@ _EXPORTS: dict[str, str] = {
     "IN_CATEGORIES": "knowledge.evaluation.devset",
     "OUT_CATEGORIES": "knowledge.evaluation.devset",
     "DevItem": "knowledge.evaluation.devset",
-    "half_of": "knowledge.evaluation.devset",
     "halves": "knowledge.evaluation.devset",
     "load_dev_set": "knowledge.evaluation.devset",
     "split": "knowledge.evaluation.devset",

@@ -18,10 +18,10 @@ from knowledge.evaluation.devset import DevItem
 from knowledge.qa.abstain import should_decline
 from knowledge.qa.compose import mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch
-from knowledge.qa.engine import QAEngine
 from knowledge.qa.hygiene import clean_question
 from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
+from knowledge.qa.service import QAEngine
 
 __all__ = ["calibrate_abstention", "calibrate_curated", "curated_right"]
 

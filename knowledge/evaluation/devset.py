@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "half_of", "stratified_halves", "IN_CATEGORIES", "OUT_CATEGORIES"]
+__all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "stratified_halves", "IN_CATEGORIES", "OUT_CATEGORIES"]
 
 #: The dev set and floors, package data beside this module.
 EVAL_DIR = Path(__file__).resolve().parent / "data"
@@ -73,11 +73,6 @@ def stratified_halves(entries: list[tuple[str, str, str]]) -> dict[str, Half]:
 def halves(items: list[DevItem]) -> dict[str, Half]:
     """id -> half, stratified by category (see :func:`stratified_halves`)."""
     return stratified_halves([(i.id, i.category, i.question) for i in items])
-
-
-def half_of(item: DevItem, items: list[DevItem] | None = None) -> Half:
-    """The half of one item (within ``items``, the whole shipped dev set by default)."""
-    return halves(items if items is not None else load_dev_set())[item.id]
 
 
 def split(items: list[DevItem]) -> tuple[list[DevItem], list[DevItem]]:

@@ -14,9 +14,9 @@ from knowledge.evaluation.devset import DevItem, halves
 from knowledge.evaluation.lint import lint_answer
 from knowledge.evaluation.metrics import HalfReport, ItemResult, RetrievalRow, relevant_ids, summarize
 from knowledge.qa.curated import cites_map
-from knowledge.qa.engine import QAEngine
 from knowledge.qa.hygiene import clean_question
 from knowledge.qa.retrieval import Mode
+from knowledge.qa.service import QAEngine
 
 __all__ = ["MODES", "EvalReport", "measure", "judge", "retrieval_rows"]
 

@@ -14,8 +14,8 @@ the price per chip-hour?".
 
 from __future__ import annotations
 
+from knowledge.qa.answers import Answer, AnswerSentence
 from knowledge.qa.intent import Intent
-from knowledge.qa.models import Answer, AnswerSentence
 from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
 

@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from indexer.store import Store, StoredChunk
+from indexer.ondisk import Store, StoredChunk
+from knowledge.qa.answers import AnswerSentence, Citation
 from knowledge.qa.intent import CHOICE_INTENTS, Intent
 from knowledge.qa.lexical import tokenize
-from knowledge.qa.models import AnswerSentence, Citation
 from knowledge.qa.params import AnswerParams
 from knowledge.qa.retrieval import Hit
 from knowledge.qa.standalone import dangling_opener, meta_phrase

@@ -31,9 +31,9 @@ from typing import Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from indexer.store import Store, StoredChunk
+from indexer.ondisk import Store, StoredChunk
+from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.qa.lexical import tokenize
-from knowledge.qa.models import Answer, AnswerSentence, Citation
 from knowledge.qa.params import CuratedParams
 
 __all__ = ["CuratedEntry", "CuratedMatch", "CuratedMatcher", "cites_map", "NOTES_PREFIX", "FaqForms", "faq_forms"]

@@ -13,7 +13,7 @@ from typing import Literal
 import bm25s
 import numpy as np
 
-from indexer.store import Store, StoredChunk
+from indexer.ondisk import Store, StoredChunk
 from knowledge.qa.fusion import rrf
 from knowledge.qa.lexical import tokenize
 from knowledge.qa.params import RetrievalParams

@@ -5,7 +5,7 @@ Pure and torch-free (no numpy or faiss either), so ``hwbot recommend`` starts fa
 It never imports the question-answering package.
 """
 
-from knowledge.recommend.engine import Engine, Signature, Verdict, engine_for
+from knowledge.recommend.decision import Engine, Signature, Verdict, engine_for
 from knowledge.recommend.explain import (
     blockers_for,
     caveats_for,
@@ -15,15 +15,6 @@ from knowledge.recommend.explain import (
     todo_for,
 )
 from knowledge.recommend.flips import find_flips
-from knowledge.recommend.models import (
-    VERDICT_LABELS,
-    BlockerItem,
-    FitLevel,
-    Flip,
-    Reason,
-    Recommendation,
-    RecommendationKind,
-)
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, load_profile, parse_profile
 from knowledge.recommend.questioning import (
     QuestionsAsked,
@@ -34,6 +25,16 @@ from knowledge.recommend.questioning import (
     settled_verdict,
     stopping_points,
 )
+from knowledge.recommend.recommendation import (
+    VERDICT_LABELS,
+    BlockerItem,
+    FitLevel,
+    Flip,
+    Reason,
+    Recommendation,
+    RecommendationKind,
+)
+from knowledge.recommend.recommender import decide_profile, next_questions, recommend, shipped_engine, shipped_rules
 from knowledge.recommend.rules import (
     FIT_LEVELS,
     READINESS,
@@ -49,7 +50,6 @@ from knowledge.recommend.rules import (
     load_rules,
     parse_rule_files,
 )
-from knowledge.recommend.scoring import decide_profile, next_questions, recommend, shipped_engine, shipped_rules
 from knowledge.recommend.textual import Extraction, FieldEvidence, profile_from_text
 
 __all__ = [

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from knowledge.recommend.engine import Engine, Verdict
-from knowledge.recommend.models import BlockerItem, Reason
+from knowledge.recommend.decision import Engine, Verdict
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.recommendation import BlockerItem, Reason
 from knowledge.recommend.rules import Blocker, RuleSet
 
 __all__ = ["reasons_for", "shown_blockers", "blockers_for", "todo_for", "revisit_for", "caveats_for"]

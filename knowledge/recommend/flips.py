@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from knowledge.recommend.models import Flip
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
+from knowledge.recommend.recommendation import Flip
 
 __all__ = ["find_flips"]
 

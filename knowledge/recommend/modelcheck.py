@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 if TYPE_CHECKING:
-    from knowledge.recommend.rules import RuleSet
+    from knowledge.recommend.rule_schema import RuleSet
 
 __all__ = ["check_model"]
 

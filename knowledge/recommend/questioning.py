@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from math import prod
 
-from knowledge.recommend.engine import Engine
+from knowledge.recommend.decision import Engine
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 __all__ = ["gate_fields", "intake_order", "settled_verdict", "next_field", "QuestionsAsked", "questions_asked",

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from knowledge.recommend.models import RecommendationKind
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.recommendation import RecommendationKind
 
 __all__ = ["VERDICTS", "FIT_LEVELS", "READINESS", "_ID", "_GENERIC_TERMS", "_Cited", "_one_line", "_Entry", "Factor", "Blocker", "Far", "Caveat", "DefaultReason", "DecisionParams", "TableRow", "_RuleFile", "RuleSet"]
 
@@ -83,11 +83,6 @@ class _Entry(_Cited):
     def matches(self, answers: Mapping[str, str]) -> bool:
         """All conditions hold for these answers (an empty condition always holds)."""
         return all(answers.get(field, UNKNOWN) in values for field, values in self.when.items())
-
-    def condition_text(self) -> str:
-        """``stage = exploration`` / ``cloud = multi_cloud or on_prem``, joined with ``and``."""
-        parts = [f"{field} = {' or '.join(values)}" for field, values in self.when.items()]
-        return " and ".join(parts) if parts else "always"
 
 
 class Factor(_Entry):

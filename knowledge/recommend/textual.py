@@ -133,12 +133,6 @@ class Extraction(BaseModel):
     def profile(self) -> WorkloadProfile:
         return parse_profile(self.answers(), origin="text")
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "fields": {f: e.model_dump() for f, e in self.fields.items()},
-            "confirmations": [c.model_dump() for c in self.confirmations],
-        }
-
 
 @lru_cache(maxsize=4)
 def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands.faq import collect_questions
-from bot.faq.render import NOT_COVERED
+from bot.faq.page import NOT_COVERED
 from tests.harness.clirun import assert_one_line_error, run
 
 REPO = Path(__file__).resolve().parents[2]

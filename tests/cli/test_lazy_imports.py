@@ -207,7 +207,7 @@ from pathlib import Path
 from bot.slack.app import build_app
 from bot.slack.feedback import FeedbackStore
 from bot.slack.runtime import EngineAnswers, SlackRuntime
-from bot.slack.settings import SlackSettings
+from common.slack_settings import SlackSettings
 from bot.state import SqliteStateStore
 settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-startup", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
                          HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=sys.argv[1])

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.intake.persistence import DB_NAME, IntakeStore
 from bot.intake.session import run_intake_session
-from bot.intake.store import DB_NAME, IntakeStore
-from bot.render import render_recommendation_text
+from bot.plaintext import render_recommendation_text
 
 REPO = Path(__file__).resolve().parents[2]
 HWBOT = REPO / ".venv" / "bin" / "hwbot"
@@ -204,7 +204,7 @@ def test_scoring_engine_alone_never_imports_torch(env: dict[str, str]) -> None:
     script = (
         "import sys\n"
         "from knowledge.recommend.profile import parse_profile\n"
-        "from knowledge.recommend.scoring import recommend\n"
+        "from knowledge.recommend.recommender import recommend\n"
         "rec = recommend(parse_profile({'stage': 'production', 'scale': 'massive'}))\n"
         "assert rec.reasons\n"
         "print('torch' in sys.modules, 'faiss' in sys.modules)\n"

@@ -9,7 +9,7 @@ import pytest
 from indexer.sentences import normalize_ws
 from knowledge.evaluation import calibrate_curated, curated_right, load_dev_set, split
 from knowledge.qa.curated import NOTES_PREFIX, cites_map, faq_forms
-from knowledge.qa.engine import QAEngine
+from knowledge.qa.service import QAEngine
 
 LABEL = re.compile(r"^\[[A-Za-z0-9_\-]+:c\d{4}\] \S+ p\d+-\d+$")
 #: A paraphrase of the FAQ entry "Why do static shapes matter on a TPU?".

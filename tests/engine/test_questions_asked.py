@@ -25,7 +25,7 @@ from knowledge.recommend.questioning import (
     settled_verdict,
     stopping_points,
 )
-from knowledge.recommend.scoring import recommend, shipped_engine
+from knowledge.recommend.recommender import recommend, shipped_engine
 
 ENGINE = shipped_engine()
 VALUES = {f: tuple(v for v in vs if v != UNKNOWN) for f, vs in FIELD_VALUES.items()}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.recommend.profile import parse_profile
-from knowledge.recommend.scoring import recommend
+from knowledge.recommend.recommender import recommend
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden_profiles"
 GOLDEN = sorted(GOLDEN_DIR.glob("*.json"))

@@ -17,9 +17,9 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge.recommend.engine import Engine, Signature
+from knowledge.recommend.decision import Engine, Signature
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
-from knowledge.recommend.scoring import recommend, shipped_engine
+from knowledge.recommend.recommender import recommend, shipped_engine
 
 RANK = {"gpu": 0, "gpu_then_tpu": 1, "tpu": 2}
 SPACE = math.prod(len(v) for v in FIELD_VALUES.values())

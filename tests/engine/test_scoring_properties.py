@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
-from knowledge.recommend.scoring import decide_profile, recommend, shipped_rules
+from knowledge.recommend.recommender import decide_profile, recommend, shipped_rules
 
 LABEL = re.compile(r"^\[file_gpu\d{3}:c\d{4}\] \S+\.md p\d+-\d+$")
 

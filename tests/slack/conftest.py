@@ -24,8 +24,8 @@ from bot.slack.app import LISTENER_THREADS, SlackWorker, build_worker
 from bot.slack.feedback import FeedbackStore
 from bot.slack.front import SlackFront
 from bot.slack.runtime import EngineAnswers, SlackEngine, SlackRuntime
-from bot.slack.settings import SlackSettings
 from bot.state import SqliteStateStore
+from common.slack_settings import SlackSettings
 from tests.harness.asgi_server import LoopbackAsgiServer
 from tests.harness.fake_slack import FakeSlackApi
 from tests.harness.slack_requests import SlackSender

@@ -10,9 +10,9 @@ from bot.intake.questions import load_questionnaire
 from bot.slack.blocks import FEEDBACK_BLOCK_ID, MAX_BLOCKS, SECTION_LIMIT, answer_message, split_text, thanks_line
 from bot.slack.modal import block_id_for, intake_view, parse_submission
 from bot.slack.recommend_blocks import recommendation_message
-from knowledge.qa.models import Answer, Citation
+from knowledge.qa.answers import Answer, Citation
 from knowledge.recommend.profile import FIELD_VALUES, parse_profile
-from knowledge.recommend.scoring import recommend
+from knowledge.recommend.recommender import recommend
 from tests.harness.slack_requests import select_state
 from tests.slack.conftest import block_texts
 

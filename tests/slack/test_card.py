@@ -6,7 +6,7 @@ from bot.slack.card import ACTION_REFINE, ACTION_WHATIF_PREFIX
 from bot.slack.origin import ELSEWHERE
 from bot.slack.recommend_blocks import KIND_NAMES
 from knowledge.recommend.profile import parse_profile
-from knowledge.recommend.scoring import recommend
+from knowledge.recommend.recommender import recommend
 from tests.harness.profiles import TPU_FRIENDLY
 from tests.harness.slack_requests import select_state, view_submission
 from tests.slack.conftest import RunningBot, block_texts

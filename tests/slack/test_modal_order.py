@@ -9,7 +9,7 @@ from bot.intake.questions import load_questionnaire
 from bot.slack.modal import intake_view, modal_order, parse_submission
 from knowledge.recommend.profile import FIELD_VALUES, parse_profile
 from knowledge.recommend.questioning import gate_fields
-from knowledge.recommend.scoring import shipped_engine
+from knowledge.recommend.recommender import shipped_engine
 from tests.harness.slack_requests import select_state
 
 ENGINE = shipped_engine()

@@ -9,7 +9,7 @@ import pytest
 
 from bot.slack.blocks import answer_message, split_text, text_message
 from bot.slack.mrkdwn import escape, to_plain
-from knowledge.qa.models import Answer, Citation
+from knowledge.qa.answers import Answer, Citation
 from tests.harness.slack_requests import mention, message
 from tests.slack.conftest import RunningBot, block_texts, blocks_of
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.settings import SLACK_API_URL, load_settings
 from common.errors import ConfigError
+from common.slack_settings import SLACK_API_URL, load_settings
 from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET
 
 VARS = (

@@ -7,7 +7,7 @@ import pytest
 from bot.slack.commands import parse_command
 from knowledge.recommend.profile import FIELD_VALUES
 from knowledge.recommend.questioning import intake_order
-from knowledge.recommend.scoring import shipped_engine
+from knowledge.recommend.recommender import shipped_engine
 from tests.harness.slack_requests import message
 from tests.slack.conftest import GatedCore, RunningBot, block_texts, blocks_of
 

@@ -12,8 +12,8 @@ from bot.slack.app import build_app
 from bot.slack.feedback import FeedbackStore
 from bot.slack.run import start_socket_mode
 from bot.slack.runtime import EngineAnswers, SlackRuntime
-from bot.slack.settings import SlackSettings
 from bot.state import SqliteStateStore
+from common.slack_settings import SlackSettings
 from tests.harness.fake_slack import TEAM_ID, FakeSlackApi
 from tests.harness.slack_requests import event_envelope, mention, select_state, view_submission
 from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, TrackingExecutor, block_texts, blocks_of

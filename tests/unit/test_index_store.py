@@ -12,7 +12,7 @@ import pytest
 
 from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError, SourceError
 from indexer.build import build_index, recorded_sources_dir, staleness
-from indexer.store import current_generation, load_store
+from indexer.ondisk import current_generation, load_store
 
 
 def test_session_index_is_complete(built_index, embedder):

@@ -11,7 +11,7 @@ from bot.intake.dialog import Turn, advance, start
 from bot.intake.questions import load_questionnaire
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 from knowledge.recommend.questioning import next_field
-from knowledge.recommend.scoring import recommend, shipped_engine
+from knowledge.recommend.recommender import recommend, shipped_engine
 
 Q = load_questionnaire()
 ENGINE = shipped_engine()

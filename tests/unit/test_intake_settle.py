@@ -7,7 +7,7 @@ from __future__ import annotations
 from bot.intake.dialog import IntakeState, Turn, advance, resume, start
 from knowledge.recommend.profile import UNKNOWN
 from knowledge.recommend.questioning import intake_order, settled_verdict
-from knowledge.recommend.scoring import recommend, shipped_engine
+from knowledge.recommend.recommender import recommend, shipped_engine
 
 ENGINE = shipped_engine()
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.intake.dialog import Turn, advance, resume, start
+from bot.intake.persistence import NAMESPACE, IntakeStore
 from bot.intake.session import intake_session
-from bot.intake.store import NAMESPACE, IntakeStore
 from bot.state import StateStore
 from tests.harness.backends import BACKENDS, open_backend_store
 from tests.harness.redis_server import redis_server  # noqa: F401 - session fixture

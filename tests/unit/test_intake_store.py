@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.intake.dialog import IntakeState, advance, start
+from bot.intake.persistence import DB_NAME, IntakeStore
 from bot.intake.questions import load_questionnaire
-from bot.intake.store import DB_NAME, IntakeStore
 from common.errors import ConfigError
 from common.settings import HwbotSettings
 

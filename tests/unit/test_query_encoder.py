@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from indexer.embedder import Embedder
+from indexer.ondisk import Store, load_store
 from indexer.onnx_export import MIN_PROBE_COSINE, PROBE_TEXTS
 from indexer.query_encoder import (
     FALLBACK_NOTICE,
@@ -18,7 +19,6 @@ from indexer.query_encoder import (
     PrecomputedQueries,
     open_query_encoder,
 )
-from indexer.store import Store, load_store
 from tests.harness.onnx_models import write_wrong_model
 
 TEXTS = [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.render import reason_lines, render_recommendation_text
+from bot.plaintext import reason_lines, render_recommendation_text
 from knowledge.recommend import VERDICT_LABELS, parse_profile, recommend
 from tests.harness.profiles import GOLDEN_DIR
 

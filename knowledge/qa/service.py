@@ -24,15 +24,15 @@ import numpy as np
 
 from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
+from indexer.ondisk import SourceEntry, Store, load_store
 from indexer.query_encoder import QueryEncoder, open_query_encoder
-from indexer.store import SourceEntry, Store, load_store
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, should_decline
+from knowledge.qa.answers import Answer
 from knowledge.qa.compose import compose, is_verdict, join_sentences, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.hygiene import EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
-from knowledge.qa.models import Answer
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 

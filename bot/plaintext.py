@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from bot.intake.questions import Questionnaire, load_questionnaire
-from knowledge.qa.models import Answer
-from knowledge.recommend.models import VERDICT_LABELS, Flip, Reason, Recommendation
+from knowledge.qa.answers import Answer
+from knowledge.recommend.recommendation import VERDICT_LABELS, Flip, Reason, Recommendation
 
 __all__ = ["numbered", "render_answer_text", "render_recommendation_text", "render_flips", "ReasonLine", "reason_lines"]
 

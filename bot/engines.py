@@ -25,7 +25,7 @@ from common.errors import IndexCorruptError
 from common.settings import HwbotSettings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
 __all__ = ["resolve_index_dir", "resolve_sources_dir", "get_engine", "heal_hint", "prefetch_encoder"]
 
@@ -64,7 +64,7 @@ def heal_hint(index_dir: Path, sources_dir: Path) -> str:
 
 def _open_engine(index_dir: Path, sources_dir: Path, progress: bool | None) -> "QAEngine":
     """Open the engine; rebuild a corrupt index first when its sources are at hand."""
-    from knowledge.qa.engine import QAEngine
+    from knowledge.qa.service import QAEngine
 
     have_sources = sources_dir.is_dir()
     try:

@@ -2,7 +2,7 @@
 
 Pure and deterministic: no I/O beyond loading the rule files once, no randomness, and no
 torch, NumPy or FAISS (``hwbot recommend`` must stay well under a second). The decision is
-:mod:`knowledge.recommend.engine` (gate -> fit -> readiness -> table); the words are
+:mod:`knowledge.recommend.decision` (gate -> fit -> readiness -> table); the words are
 :mod:`knowledge.recommend.explain`; the flips are :mod:`knowledge.recommend.flips`.
 The reasoning behind the model is in ``docs/scoring.md``.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from knowledge.recommend.engine import Engine, Verdict, engine_for, share
+from knowledge.recommend.decision import Engine, Verdict, engine_for, share
 from knowledge.recommend.explain import blockers_for, caveats_for, reasons_for, revisit_for, todo_for
 from knowledge.recommend.flips import find_flips
-from knowledge.recommend.models import Recommendation
 from knowledge.recommend.profile import WorkloadProfile
+from knowledge.recommend.recommendation import Recommendation
 from knowledge.recommend.rules import VERDICTS, RuleSet, load_rules
 
 __all__ = ["shipped_rules", "shipped_engine", "decide_profile", "next_questions", "recommend"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.faq.extract import FoundQuestion
-from bot.render import numbered
-from knowledge.qa.models import Answer
+from bot.plaintext import numbered
+from knowledge.qa.answers import Answer
 
 __all__ = ["FaqEntry", "render_markdown", "NOT_COVERED"]
 
