@@ -14,7 +14,9 @@ What this module adds to that worker:
 - :class:`HwbotProtocol`: a connection must finish its request line and headers within
   ``HEADER_DEADLINE`` seconds of connecting, or it is closed (slowloris; gunicorn's own
   keep-alive timer covers later requests on the connection); and a worker holding
-  ``worker_connections`` connections closes new ones at once instead of queueing them.
+  ``worker_connections`` connections closes its oldest *idle* one (no request being
+  read or served) for each new one, so a flood of idle connections cannot lock out a
+  real request; when none is idle, the new one is closed instead.
 - :class:`HwbotAsgiWorker`: the worker that serves with it.
 """
 
@@ -42,10 +44,25 @@ class HwbotProtocol(ASGIProtocol):
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
+        live: dict[HwbotProtocol, None] = self.worker.__dict__.setdefault("hwbot_connections", {})
         if self.worker.nr_conns > int(getattr(self.cfg, "worker_connections", MAX_CONNECTIONS)):
-            self._close_transport()
-            return
+            self._evict_idle(live)
+        live[self] = None  # insertion order: oldest first
         self._header_timer = self.worker.loop.call_later(HEADER_DEADLINE, self._headers_too_slow)
+
+    def _idle(self) -> bool:
+        """Waiting for a request head: nothing of a request is being served on this connection."""
+        return not self._closed and (self._awaiting_request or (self.req_count <= 1 and self._current_request is None))
+
+    def _evict_idle(self, live: "dict[HwbotProtocol, None]") -> None:
+        """At the cap, close the oldest idle connection, so a flood of idle ones cannot lock out a real request."""
+        victim = next((conn for conn in live if conn._idle()), None)
+        if victim is None:
+            self._close_transport()  # every connection is busy: refuse this one
+            return
+        victim._close_transport()
+        if victim._request_ready is not None:
+            victim._request_ready.set()
 
     def _headers_too_slow(self) -> None:
         """Close a connection that has not sent one whole request head in time."""
@@ -57,6 +74,7 @@ class HwbotProtocol(ASGIProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         if self._header_timer is not None:
             self._header_timer.cancel()
+        self.worker.__dict__.get("hwbot_connections", {}).pop(self, None)
         super().connection_lost(exc)
 
 
