@@ -21,14 +21,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
-from knowledge.recommend import VERDICT_LABELS, Recommendation, WorkloadProfile, profile_from_text, recommend
+from knowledge.recommend import VERDICT_LABELS, Recommendation, WorkloadProfile, recommend
+from knowledge.recommend.reading import NOT_ENGLISH, MessageReading, read_message
 
 if TYPE_CHECKING:
     import numpy as np
 
     from knowledge.qa.service import QAEngine
 
-__all__ = ["Advice", "advise", "advise_answer", "MAX_REASONS", "MAX_AGAINST", "MAX_OPEN_QUESTIONS"]
+__all__ = ["Advice", "advise", "advise_answer", "not_english", "MAX_REASONS", "MAX_AGAINST", "MAX_OPEN_QUESTIONS"]
 
 #: The answer gives the strongest reasons only; the full list is in ``recommendation``.
 MAX_REASONS = 3
@@ -47,6 +48,8 @@ class Advice:
     answer: Answer
     profile: WorkloadProfile | None = None
     recommendation: Recommendation | None = None
+    #: how the message was read (stated, implied, to confirm), when it was read for the team
+    reading: MessageReading | None = None
 
     def to_contract(self) -> dict[str, Any]:
         """``ask --json``: the answer's keys, then ``profile`` and ``recommendation`` when present."""
@@ -54,6 +57,8 @@ class Advice:
         if self.profile is not None and self.recommendation is not None:
             out["profile"] = self.profile.known()
             out["recommendation"] = self.recommendation.to_contract()
+            if self.reading is not None and self.reading.implied:
+                out["implied"] = self.reading.to_json()["implied"]
         return out
 
 
@@ -85,6 +90,12 @@ def _describes_the_team(answer: Answer, question: str, understood: int) -> bool:
             and _FIRST_PERSON.search(question) is not None)
 
 
+def not_english(question: str) -> Advice:
+    """The reply to a message not in English: said in English, nothing guessed, the intake offered."""
+    return Advice(Answer(question=question, answer=NOT_ENGLISH, declined=True, mode="declined",
+                         decline_reason="not_english"))
+
+
 def _stated(field: str, question: str) -> bool:
     """Whether the question names one of the field's values: the user stated it, so it is not open."""
     values = WorkloadProfile.model_fields[field].annotation
@@ -100,7 +111,7 @@ def _verdict_line(answer: Answer, question: str, profile: WorkloadProfile, rec: 
     return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), profile, rec)
 
 
-def advise_answer(answer: Answer, question: str) -> Advice:
+def advise_answer(answer: Answer, question: str, reading: MessageReading | None = None) -> Advice:
     """Join one QA answer with the engine's verdict when the question describes the team's situation.
 
     Situational questions ("we are ..., should we ...?") go to the engine whenever the text
@@ -110,15 +121,18 @@ def advise_answer(answer: Answer, question: str) -> Advice:
     """
     if answer.declined or answer.ask == "multi" or answer.intent not in ("situational", "comparison", "yes_no", "why", "how"):
         return Advice(answer)
-    extraction = profile_from_text(question)
-    if not _describes_the_team(answer, question, len(extraction.fields)):
-        if len(extraction.fields) >= MIN_FIELDS_FOR_A_VERDICT_LINE and _FIRST_PERSON.search(question):
-            profile = extraction.profile()
+    reading = reading if reading is not None else read_message(question)
+    if not _describes_the_team(answer, question, len(reading.stated)):
+        if len(reading.stated) >= MIN_FIELDS_FOR_A_VERDICT_LINE and _FIRST_PERSON.search(question):
+            profile = reading.profile()
             return _verdict_line(answer, question, profile, recommend(profile))
         return Advice(answer)  # nothing about the team was stated, or another ask: the cited notes answer it
-    profile = extraction.profile()
+    profile = reading.profile()
     rec = recommend(profile)
-    understood = ", ".join(f"{f.replace('_', ' ')} {v.replace('_', ' ')}" for f, v in profile.known().items())
+    understood = ", ".join(f"{f.replace('_', ' ')} {e.value.replace('_', ' ')}" for f, e in reading.stated.items())
+    if reading.implied:
+        understood += "; implied: " + ", ".join(
+            f"{f.replace('_', ' ')} {i.value.replace('_', ' ')} ({i.because})" for f, i in reading.implied.items())
     odds = "" if rec.confidence >= 1.0 else f"; {rec.confidence:.0%} of the ways the open questions could be answered keep it"
     lead = f"Recommendation: {VERDICT_LABELS[rec.recommendation]} (from {understood}{odds})."
     sentences = [AnswerSentence(text=lead, chunk_id="", role="verdict")]
@@ -137,10 +151,11 @@ def advise_answer(answer: Answer, question: str) -> Advice:
         parts.append(f"{head}{text} " + " ".join(f"[{c.chunk_id}]" for c in cites[:2]))
         for c in cites[:2]:
             citations.setdefault(c.chunk_id, c)
-    open_fields = [f for f in rec.next_questions if not _stated(f, question)][:MAX_OPEN_QUESTIONS]
+    open_fields = [f for f in rec.next_questions
+                   if f not in reading.stated and f not in reading.implied and not _stated(f, question)][:MAX_OPEN_QUESTIONS]
     if open_fields:
         parts.append("Still open, and able to change this: " + ", ".join(f.replace("_", " ") for f in open_fields) + ".")
-    for confirm in extraction.confirmations[:1]:
+    for confirm in reading.confirmations[:1]:
         parts.append(confirm.question)
     joined = answer.model_copy(update={
         "answer": "\n".join(parts),
@@ -149,9 +164,12 @@ def advise_answer(answer: Answer, question: str) -> Advice:
         "mode": "recommendation",
         "declined": False,
     })
-    return Advice(joined, profile, rec)
+    return Advice(joined, profile, rec, reading)
 
 
 def advise(engine: "QAEngine", question: str, *, query_vector: "np.ndarray | None" = None) -> Advice:
-    """Ask the engine, then join the verdict for situational questions."""
-    return advise_answer(engine.ask(question, query_vector=query_vector), question)
+    """Ask the engine, then join the verdict for situational questions; a message not in English is not guessed at."""
+    reading = read_message(question)
+    if reading.language == "other":
+        return not_english(question)
+    return advise_answer(engine.ask(question, query_vector=query_vector), question, reading)

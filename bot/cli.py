@@ -68,14 +68,19 @@ def ask(settings: HwbotSettings, question: str | None, as_json: bool, batch: Pat
 @click.option("--profile", type=_PATH, default=None, help="A WorkloadProfile JSON file; without it, run the intake.")
 @click.option("--text", "text", default=None, help="Describe your situation in your own words instead.")
 @click.option("--json", "as_json", is_flag=True, help="Print the recommendation as JSON.")
-def recommend(profile: Path | None, text: str | None, as_json: bool) -> None:
+@click.pass_obj
+def recommend(settings: HwbotSettings, profile: Path | None, text: str | None, as_json: bool) -> None:
     """Recommend GPU, TPU or GPU now, TPU later, with cited reasons."""
+    if text is not None:
+        from bot.extractor import prefetch_reader
+
+        prefetch_reader(settings)  # the ONNX session loads while the rest is imported
     from bot.commands.recommend import run_recommend, run_recommend_text
 
     if text is not None:
         if profile is not None:
             raise click.UsageError("give either --profile FILE or --text, not both")
-        run_recommend_text(text, as_json=as_json)
+        run_recommend_text(text, as_json=as_json, settings=settings)
         return
     run_recommend(profile, as_json=as_json)
 
@@ -128,15 +133,32 @@ def feedback(since: str | None, as_json: bool) -> None:
 @click.option("--check", is_flag=True, help="Exit 1 if hybrid misses its floors.")
 @click.option("--calibrate", is_flag=True, help="Grid-search the abstention thresholds and print them.")
 @click.option("--fresh", type=_PATH, default=None, help="Score a fresh batch (questions or messages) instead of the dev set.")
+@click.option("--extractor", type=click.Choice(["rules", "heads", "combined"]), default="combined", show_default=True,
+              help="With --fresh messages: read them with the rules only, the learned heads only, or both.")
+@click.option("--extractor-split", is_flag=True,
+              help="The extractor ablation (every variant) on the labelled clauses' validation and test splits.")
 @click.pass_obj
-def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, fresh: Path | None) -> None:
+def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, fresh: Path | None,
+          extractor: str, extractor_split: bool) -> None:
     """Measure retrieval and abstention on the labelled dev set, or score one fresh batch."""
-    from bot.commands.eval import run_eval, run_fresh
+    from bot.commands.eval import run_eval, run_extractor_split, run_fresh
 
+    if extractor_split:
+        run_extractor_split(as_json=as_json, settings=settings)
+        return
     if fresh is not None:
-        run_fresh(fresh, as_json=as_json, settings=settings)
+        run_fresh(fresh, as_json=as_json, settings=settings, extractor=extractor)  # type: ignore[arg-type]
         return
     run_eval(as_json=as_json, check=check, calibrate=calibrate, settings=settings)
+
+
+@cli.command(name="train-extractor")
+@click.pass_obj
+def train_extractor(settings: HwbotSettings) -> None:
+    """Retrain the learned extractor's heads from the labelled clauses (writes knowledge/recommend/data/extractor/)."""
+    from bot.commands.eval import run_train_extractor
+
+    run_train_extractor(settings)
 
 
 def _command_name(argv: list[str]) -> str:

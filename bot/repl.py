@@ -49,6 +49,10 @@ class Repl:
         self.console = console
         self._engine_factory = engine_factory
         self._engine = None
+        from bot.conversation import Understood
+
+        #: what this conversation has established about the team (bot.conversation)
+        self.understood = Understood()
 
     @property
     def engine(self):
@@ -70,9 +74,11 @@ class Repl:
         if text.startswith("/"):
             return self._command(text)
         try:
-            from bot.advice import advise
+            from bot.conversation import converse
 
-            answer = advise(self.engine, text).answer  # situational questions get the verdict
+            # situational messages get the verdict and are remembered for /recommend; corrections update them
+            advice, self.understood = converse(self.engine.ask, text, self.understood)
+            answer = advice.answer
         except EmptyQuestionError:
             self.say("Please type a question (or /help).")
             return True
@@ -107,7 +113,11 @@ class Repl:
             from bot.plaintext import render_recommendation_text
 
             # An interactive user may resume an intake left unfinished; a script starts fresh.
-            result = run_intake_session(self.read_line, self.say, key=self.intake_key, resume=self.resume_intake)
+            u = self.understood
+            result = run_intake_session(
+                self.read_line, self.say, key=self.intake_key, resume=self.resume_intake,
+                given=dict(u.stated), implied={f: (i.value, i.because) for f, i in u.implied().items()},
+            )
             if result is not None:  # the dialog itself reports a cancel or a pause
                 self.say(render_recommendation_text(result))
                 self.say("")

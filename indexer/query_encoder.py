@@ -41,6 +41,7 @@ __all__ = [
     "QueryEncoder",
     "model_dir",
     "open_query_encoder",
+    "encoder_for_index_dir",
     "prefetch_query_encoder",
     "FALLBACK_NOTICE",
     "SESSION_THREADS",
@@ -204,23 +205,44 @@ def _onnx_encoder(store: "Store") -> OnnxQueryEncoder:
     record = store.manifest.encoder
     if record is None:
         raise EncoderUnavailable("is not recorded in this index")
-    path = Path(record.path)
+    return _checked_encoder(Path(record.path), record.size, record.probe_min_cosine,
+                            store.manifest.model.dim, store.manifest.probe)
+
+
+def _checked_encoder(path: Path, size: int, probe_min_cosine: float, dim: int, probe: Sequence[float]) -> OnnxQueryEncoder:
     try:
-        size = path.stat().st_size
+        actual = path.stat().st_size
     except OSError:
         raise EncoderUnavailable(f"{path} is missing") from None
-    if size != record.size:
+    if actual != size:
         raise EncoderUnavailable(f"{path} is not the file the index was built with (size differs)")
-    if record.probe_min_cosine < MIN_COSINE:
+    if probe_min_cosine < MIN_COSINE:
         raise EncoderUnavailable(
-            f"agreed with sentence-transformers to cosine {record.probe_min_cosine:.6f} only (< {MIN_COSINE})"
+            f"agreed with sentence-transformers to cosine {probe_min_cosine:.6f} only (< {MIN_COSINE})"
         )
-    encoder = OnnxQueryEncoder(path, dim=store.manifest.model.dim)
-    stored = np.asarray(store.manifest.probe, dtype=np.float32)
+    encoder = OnnxQueryEncoder(path, dim=dim)
+    stored = np.asarray(probe, dtype=np.float32)
     got = encoder.probe()
     if got.shape != stored.shape or _cosine(got, stored) < MIN_COSINE:
         raise EncoderUnavailable(f"{path} does not reproduce the index's probe vector (mismatched model)")
     return encoder
+
+
+def encoder_for_index_dir(index_dir: Path) -> OnnxQueryEncoder:
+    """The index's ONNX encoder from its manifest alone (no FAISS, no arrays), checked as above.
+
+    For callers that only embed a few texts and never search (``recommend --text`` reading
+    a message): loading the index itself would cost more than the encoding. Raises
+    EncoderUnavailable with the reason; there is no sentence-transformers fallback here.
+    """
+    try:
+        name = (index_dir / "CURRENT").read_text(encoding="utf-8").strip()
+        manifest = json.loads((index_dir / name / "manifest.json").read_bytes())
+        record = manifest["encoder"]
+        return _checked_encoder(Path(record["path"]), int(record["size"]), float(record["probe_min_cosine"]),
+                                int(manifest["model"]["dim"]), manifest["probe"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise EncoderUnavailable(f"is not recorded in an index at {index_dir} (run 'hwbot index')") from None
 
 
 def _stderr_line(line: str) -> None:

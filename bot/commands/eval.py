@@ -16,6 +16,7 @@ from common.settings import HwbotSettings
 
 if TYPE_CHECKING:
     from knowledge.evaluation.fresh import FreshMessage, FreshQuestion
+    from knowledge.recommend.learned.combine import Mode
 
 __all__ = ["run_eval", "run_fresh", "format_table"]
 
@@ -71,15 +72,16 @@ def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: H
 
 
 
-def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = None) -> None:
+def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = None, extractor: Mode = "combined") -> None:
     """Score one fresh batch: questions through the same path as ``ask --batch``, messages
-    through ``profile_from_text``. The figures are a first measurement only the first time."""
+    through the extractor variant ``extractor`` (the rules, the learned heads, or both, as
+    ``recommend --text`` reads them). The figures are a first measurement only the first time."""
     from knowledge.evaluation.fresh import FreshMessage, FreshQuestion, load_fresh_batch
 
     items = load_fresh_batch(path)
     questions = [i for i in items if isinstance(i, FreshQuestion)]
     messages = [i for i in items if isinstance(i, FreshMessage)]
-    lines = _score_questions(questions, settings) if questions else _score_messages(messages)
+    lines = _score_questions(questions, settings) if questions else _score_messages(messages, settings, extractor)
     if as_json:
         print(lines[1])
     else:
@@ -102,9 +104,43 @@ def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None)
     return "\n".join(report.lines()), report.model_dump_json(indent=2)
 
 
-def _score_messages(items: list[FreshMessage]) -> tuple[str, str]:
+def _score_messages(items: list[FreshMessage], settings: HwbotSettings | None, extractor: Mode) -> tuple[str, str]:
+    """Each message through the shared reading step with the chosen extraction; its stated fields are
+    scored (implied answers are shown to users as implied, so they are not counted as understood)."""
+    from bot.extractor import extractor_for
     from knowledge.evaluation.fresh import score_messages
-    from knowledge.recommend import profile_from_text
+    from knowledge.recommend.reading import read_message
 
-    report = score_messages(items, [profile_from_text(i.text).profile().known() for i in items])
-    return "\n".join(report.lines()), report.model_dump_json(indent=2)
+    extract = extractor_for(settings or HwbotSettings(), extractor)  # HwbotSettings() as get_engine does for a library caller
+    got = [{f: e.value for f, e in read_message(i.text, extract=extract).stated.items()} for i in items]
+    report = score_messages(items, got)
+    return f"extractor: {extractor}\n" + "\n".join(report.lines()), report.model_dump_json(indent=2)
+
+
+def run_extractor_split(*, as_json: bool, settings: HwbotSettings) -> None:
+    """Every extractor variant on the labelled clauses' validation and test splits (no fresh batch needed)."""
+    from bot.extractor import READER_NOTICE, clause_reader
+    from knowledge.evaluation.ablation import ablation_rows, format_rows
+
+    reader = clause_reader(settings)
+    if reader is None:
+        raise HwbotError(f"{READER_NOTICE}: the ablation needs the learned heads")
+    rows = ablation_rows(reader)
+    print(json.dumps([r.model_dump() for r in rows], indent=2) if as_json else format_rows(rows))
+
+
+def run_train_extractor(settings: HwbotSettings) -> None:
+    """Fit the heads on the train split, thresholds on validation; write weights and manifest."""
+    from indexer.query_encoder import EncoderUnavailable, encoder_for_index_dir
+    from knowledge.recommend.learned.heads import HEADS_DIR
+    from knowledge.recommend.learned.train import train_heads
+
+    try:
+        encoder = encoder_for_index_dir(settings.index_dir)
+    except EncoderUnavailable as exc:
+        raise HwbotError(f"training needs the index's ONNX encoder, which {exc}") from None
+    manifest = train_heads(encoder)
+    print(f"Wrote {HEADS_DIR}/heads.npy and manifest.json (data sha256 {manifest.data_sha256[:12]}…)")
+    for name, limits in manifest.thresholds.items():
+        print(f"{name:<20} high {limits.high:.2f}  medium {limits.medium:.2f}")
+    print(f"modifier gate {manifest.modifier_gate:.2f}")

@@ -21,6 +21,7 @@ from typing import TextIO
 
 from bot.plaintext import render_recommendation_text
 from common.errors import EXIT_FAILURE, InputError
+from common.settings import HwbotSettings
 from knowledge.recommend.profile import load_profile
 from knowledge.recommend.recommendation import Recommendation
 from knowledge.recommend.recommender import recommend
@@ -58,29 +59,44 @@ def _reader(stream: TextIO, interactive: bool) -> Callable[[str], str | None]:
     return read
 
 
-def run_recommend_text(text: str, as_json: bool = False) -> None:
+def run_recommend_text(text: str, *, settings: HwbotSettings, as_json: bool = False) -> None:
     """``recommend --text``: the profile read from the user's own words, then the same engine.
 
-    The JSON adds ``profile`` (what was understood, with evidence) and ``confirm`` (what
-    was ambiguous and is asked, never guessed); the text view says both before the verdict.
+    The words are read by the shared reading step with the rules and then the learned clause
+    heads for what the rules left open (:mod:`bot.extractor`; the rules alone, with a one-line
+    notice, when the index's encoder or the heads are unusable). The JSON adds ``profile``
+    (stated and implied answers), ``evidence`` (the words each stated one came from),
+    ``field_confidence`` (how sure each stated one is), ``implied`` (``{field: {"value",
+    "because"}}``: answers the stated ones imply, never over them), ``confirm`` (what was
+    ambiguous or contradictory and is asked, never guessed) and ``notes`` (how the message
+    was read: cut, not English, ...). The text view says all of it before the verdict.
     """
-    from knowledge.recommend import profile_from_text
+    from bot.extractor import understand
 
     if not text.strip():
         raise InputError("--text is empty: describe your team, model, cloud and scale")
-    extraction = profile_from_text(text)
-    profile = extraction.profile()
+    reading = understand(text, settings)
+    profile = reading.profile()
     rec = recommend(profile)
     if as_json:
         out = rec.to_contract()
         out["profile"] = profile.known()
-        out["evidence"] = {f: e.evidence for f, e in extraction.fields.items()}
-        out["confirm"] = [c.question for c in extraction.confirmations]
+        out["evidence"] = {f: e.evidence for f, e in reading.stated.items()}
+        out["field_confidence"] = {f: e.confidence for f, e in reading.stated.items()}
+        out["confirm"] = [c.question for c in reading.confirmations]
+        out.update(reading.to_json())
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         return
-    understood = ", ".join(f"{f} = {v} (\"{extraction.fields[f].evidence}\")" for f, v in profile.known().items())
+    for note in reading.notes:
+        sys.stdout.write(f"Note: {note}\n")
+    if not reading.read:
+        return
+    understood = ", ".join(f"{f} = {e.value} (\"{e.evidence}\")" for f, e in reading.stated.items())
     sys.stdout.write(f"Understood: {understood or 'nothing about your setup yet'}\n")
-    for confirm in extraction.confirmations:
+    if reading.implied:
+        implied = "; ".join(f"{f} = {i.value} ({i.because})" for f, i in reading.implied.items())
+        sys.stdout.write(f"Implied: {implied}\n")
+    for confirm in reading.confirmations:
         sys.stdout.write(f"To confirm: {confirm.question}\n")
     sys.stdout.write("\n")
     emit(rec, False)

@@ -112,6 +112,9 @@ def summary(q: Questionnaire, state: IntakeState) -> str:
         f"  {f}: {q.by_field(f).label_of(state.answers[f])} (from your answer about {src})"
         for f, src in state.volunteered.items()
     ]
+    lines += [f"  {f}: {q.by_field(f).label_of(state.answers[f])} (from what you said: \"{w}\")"
+              for f, w in state.given.items()]
+    lines += [f"  {f}: {q.by_field(f).label_of(state.answers[f])} (implied: {why})" for f, why in state.implied.items()]
     if state.remaining():
         lines.append(f"  not asked: {', '.join(state.remaining())}")
     return "\n".join(lines)
@@ -169,9 +172,32 @@ def _context(q: Questionnaire | None, engine: Engine | None) -> _Ctx:
     return _Ctx(q or load_questionnaire(), engine or shipped_engine())
 
 
-def start(q: Questionnaire | None = None, engine: Engine | None = None) -> Turn:
-    """A fresh dialog, on the gate question."""
-    return _proceed(_context(q, engine), IntakeState(), "", "start")
+def start(
+    q: Questionnaire | None = None,
+    engine: Engine | None = None,
+    *,
+    given: dict[str, tuple[str, str]] | None = None,
+    implied: dict[str, tuple[str, str]] | None = None,
+) -> Turn:
+    """A fresh dialog, on the gate question; or, seeded with what the conversation already
+    established (``given``: field -> (value, words); ``implied``: field -> (value, because)),
+    on the first question that remains, after saying what was understood."""
+    ctx = _context(q, engine)
+    given = {f: g for f, g in (given or {}).items() if g[0] != UNKNOWN}
+    implied = {f: i for f, i in (implied or {}).items() if f not in given}
+    if not given and not implied:
+        return _proceed(ctx, IntakeState(), "", "start")
+    state = IntakeState(answers={f: v for f, (v, _) in {**given, **implied}.items()},
+                        given={f: w for f, (_, w) in given.items()}, implied={f: why for f, (_, why) in implied.items()})
+    label = ctx.q.by_field
+    said = [f'{f} = {label(f).label_of(v)} ("{w}")' for f, (v, w) in given.items()]
+    lead = "From what you said: " + (", ".join(said) or "nothing stated")
+    if implied:
+        lead += "; implied: " + ", ".join(f"{f} = {label(f).label_of(v)} ({why})" for f, (v, why) in implied.items())
+    left = len(state.remaining())
+    lead += (f". I ask only what remains (at most {_plural(left, 'question')}) and stop once the verdict is settled; "
+             "'skip' if not sure, 'cancel' to stop, or correct any of it in your answer (\"actually we use PyTorch\").")
+    return _proceed(ctx, state, lead, "start")
 
 
 def resume(state: IntakeState, q: Questionnaire | None = None, engine: Engine | None = None) -> Turn:
@@ -225,12 +251,17 @@ def _on_offer(ctx: _Ctx, state: IntakeState, raw: str, command: str | None) -> T
 def _free_text(ctx: _Ctx, state: IntakeState, question: Question, raw: str) -> Turn:
     """An answer that is not an option: read it, echo it, confirm it, or re-ask briefly."""
     field = question.field
-    reading = read_answer(raw, field, state.settled_fields() | {field})
+    # fields known only from before the intake may be corrected by what is said now
+    reading = read_answer(raw, field, {*state.asked, *state.volunteered, field})
     noted = ""
     if reading.others:
         state = state.model_copy(update={
             "answers": {**state.answers, **{f: v for f, (v, _) in reading.others.items()}},
             "volunteered": {**state.volunteered, **{f: field for f in reading.others}},
+            "given": {f: w for f, w in state.given.items() if f not in reading.others},
+            # a corrected premise withdraws what it implied: those questions are asked instead
+            "implied": {} if set(reading.others) & set(state.given) else
+            {f: w for f, w in state.implied.items() if f not in reading.others},
         })
         noted = "also noted: " + "; ".join(
             f'{f} = {ctx.q.by_field(f).label_of(v)} ("{ev}")' for f, (v, ev) in reading.others.items()

@@ -46,12 +46,16 @@ def intake_session(
     store: IntakeStore | None = None,
     resume: bool = True,
     questions: Questionnaire | None = None,
+    given: dict[str, tuple[str, str]] | None = None,
+    implied: dict[str, tuple[str, str]] | None = None,
 ) -> SessionResult:
     """Run the intake to the end, saving the state after every answer.
 
     ``read_line(prompt)`` returns a line, or None at end of input. With ``resume`` a
     dialog left unfinished under ``key`` continues where it stopped, and end of input
     keeps it for next time; without ``resume`` the dialog starts fresh and leaves no row.
+    ``given`` and ``implied`` (field -> (value, words or reason)) are what the conversation
+    established before: a fresh dialog starts from them and asks only what remains.
     """
     from bot.intake.dialog import advance, start
     from bot.intake.dialog import resume as resume_turn
@@ -65,11 +69,12 @@ def intake_session(
         turn = resume_turn(saved, q)
         write(f"Resuming your intake: {len(saved.asked)} answered so far ('restart' to start over).")
     else:
-        turn = start(q)
-        write(
-            f"At most {len(q.questions)} short questions: I stop as soon as your answers settle the verdict. "
-            "Type 'skip' if you are not sure; 'cancel' to stop."
-        )
+        turn = start(q, given=given, implied=implied)
+        if not (given or implied):  # a seeded start says what it understood first, then asks
+            write(
+                f"At most {len(q.questions)} short questions: I stop as soon as your answers settle the verdict. "
+                "Type 'skip' if you are not sure; 'cancel' to stop."
+            )
     store.save(key, turn.state)
 
     while True:
@@ -105,9 +110,11 @@ def run_intake_session(
     *,
     store: IntakeStore | None = None,
     resume: bool = True,
+    given: dict[str, tuple[str, str]] | None = None,
+    implied: dict[str, tuple[str, str]] | None = None,
 ) -> Recommendation | None:
     """The intake for any line-based front end: the recommendation, or None if cancelled/ended.
 
     Render the result with :func:`bot.plaintext.render_recommendation_text`.
     """
-    return intake_session(read_line, write, key, store=store, resume=resume).recommendation
+    return intake_session(read_line, write, key, store=store, resume=resume, given=given, implied=implied).recommendation

@@ -55,6 +55,10 @@ class IntakeState(BaseModel):
     answers: dict[str, str] = Field(default_factory=dict)
     #: field stated unasked in a free-text answer -> the field whose answer stated it
     volunteered: dict[str, str] = Field(default_factory=dict)
+    #: field -> the words it came from, understood from the conversation before the intake began
+    given: dict[str, str] = Field(default_factory=dict)
+    #: field -> why it is implied by what was said before the intake (never over a given answer)
+    implied: dict[str, str] = Field(default_factory=dict)
     #: the "answer the rest anyway?" offer is on screen
     offered: bool = False
     #: the person chose to answer the questions that cannot change the verdict too
@@ -86,12 +90,13 @@ class IntakeState(BaseModel):
         for f, v in self.answers.items():
             if f not in FIELD_VALUES or v not in FIELD_VALUES[f]:
                 raise ValueError(f"answer {f}={v!r} is not in the profile contract")
-        for f in (*self.asked, *self.volunteered, *self.volunteered.values()):
+        for f in (*self.asked, *self.volunteered, *self.volunteered.values(), *self.given, *self.implied):
             if f not in FIELD_VALUES:
                 raise ValueError(f"unknown field {f!r}")
-        if len(set(self.asked)) != len(self.asked) or set(self.asked) & set(self.volunteered):
+        sources = [set(self.asked), set(self.volunteered), set(self.given), set(self.implied)]
+        if len(set(self.asked)) != len(self.asked) or sum(map(len, sources)) != len(set().union(*sources)):
             raise ValueError("a field is recorded twice")
-        if any(f not in self.answers for f in (*self.asked, *self.volunteered)):
+        if any(f not in self.answers for f in (*self.asked, *self.volunteered, *self.given, *self.implied)):
             raise ValueError("an asked field has no answer")
         if self.current is not None and (self.current not in FIELD_VALUES or self.current in self.settled_fields()):
             raise ValueError(f"current field {self.current!r} is unknown or already answered")
@@ -100,8 +105,8 @@ class IntakeState(BaseModel):
         return self
 
     def settled_fields(self) -> set[str]:
-        """Fields that will not be asked again: asked (even if skipped) or volunteered."""
-        return {*self.asked, *self.volunteered}
+        """Fields that will not be asked again: asked (even if skipped), volunteered, or known before the intake."""
+        return {*self.asked, *self.volunteered, *self.given, *self.implied}
 
     def known(self) -> dict[str, str]:
         """The answers that count, ``unknown`` included for skipped questions."""

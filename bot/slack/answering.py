@@ -94,6 +94,8 @@ class Job:
     reply_thread: str | None
     text: str
     bot_user_id: str | None
+    #: who asked: what they say about their team is remembered per channel and person
+    user: str | None = None
 
     @property
     def keys(self) -> list[str]:
@@ -110,8 +112,9 @@ class Job:
             return None
         reply_thread = thread if kind == "dm" else (thread or ts)
         text = event.get("text")
+        user = event.get("user")
         return cls(kind, str(event_id) if isinstance(event_id, str) else None, channel, ts, reply_thread,
-                   text if isinstance(text, str) else "", bot_user_id)
+                   text if isinstance(text, str) else "", bot_user_id, user if isinstance(user, str) else None)
 
 
 class MessageEvents:
@@ -219,7 +222,8 @@ class MessageEvents:
     def _compose(self, job: Job, question: str) -> tuple[SlackMessage, str]:
         """The message to post, and a one-line summary for the log (ids and sizes only)."""
         try:
-            answer, message = answer_to_message(self.runtime, question, echo_question=False)
+            memory = f"{job.channel}:{job.user}" if job.user else None
+            answer, message = answer_to_message(self.runtime, question, echo_question=False, memory_key=memory)
         except HwbotError as exc:
             log.warning("could not answer a %s in %s: %s", job.kind, job.channel, type(exc).__name__)
             return text_message(f"Sorry, I could not answer that: {exc.one_line()}"), ""

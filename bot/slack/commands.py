@@ -23,7 +23,7 @@ from bot.slack.blocks import template_message, text_message
 from bot.slack.modal import intake_view
 from bot.slack.mrkdwn import to_plain
 from bot.slack.posting import api_error, post, respond_via
-from bot.slack.replies import answer_to_message
+from bot.slack.replies import answer_to_message, remembered
 from bot.slack.runtime import SlackRuntime
 from common.errors import HwbotError
 
@@ -90,8 +90,12 @@ class SlashCommand:
 
     def _open_intake(self, command: dict, client: WebClient) -> None:
         channel = str(command.get("channel_id") or "")
+        user = str(command.get("user_id") or "")
+        # what the person already said about their team here: the form asks only what remains
+        understood = remembered(self.runtime, f"{channel}:{user}") if user else None
         try:
-            client.views_open(trigger_id=command.get("trigger_id"), view=intake_view(channel, self.runtime.questionnaire))
+            view = intake_view(channel, self.runtime.questionnaire, understood=understood)
+            client.views_open(trigger_id=command.get("trigger_id"), view=view)
             log.info("opened the intake modal for a /hwbot recommend in %s", channel)
         except SlackApiError as exc:
             log.warning("views.open failed: %s", api_error(exc))

@@ -14,7 +14,7 @@ can come from a stale modal or be hand-made.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slack_sdk.models.blocks import (
     InputBlock,
@@ -33,6 +33,9 @@ from common.errors import ProfileError
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 from knowledge.recommend.questioning import intake_order
 from knowledge.recommend.recommender import shipped_engine
+
+if TYPE_CHECKING:
+    from bot.conversation import Understood
 
 __all__ = [
     "INTAKE_CALLBACK_ID",
@@ -89,16 +92,32 @@ def modal_order(questionnaire: Questionnaire) -> list[Question]:
     return [questionnaire.by_field(f) for f in intake_order(shipped_engine())]
 
 
+def _from_what_you_said(q: Questionnaire, understood: Understood) -> str:
+    from bot.conversation import from_what_you_said
+
+    said = from_what_you_said(understood, lambda f, v: q.by_field(f).label_of(v))
+    return _clip(said + " Answer what remains, or correct any of it by telling me in a message.", 2900)
+
+
 def intake_view(
-    channel_id: str | None, questionnaire: Questionnaire | None = None, initial: WorkloadProfile | None = None
+    channel_id: str | None,
+    questionnaire: Questionnaire | None = None,
+    initial: WorkloadProfile | None = None,
+    understood: Understood | None = None,
 ) -> dict[str, Any]:
     """The modal for ``views.open``; ``channel_id`` rides along in ``private_metadata``.
 
     ``initial`` pre-fills the answers (the card's *Refine* button): known values, and
-    "Not sure" for what is unknown.
+    "Not sure" for what is unknown. ``understood`` is what the person already said in the
+    conversation (:mod:`bot.conversation`): the form says so, asks only the other questions,
+    and carries the known answers in ``private_metadata`` for the submission.
     """
     prefill = initial.model_dump() if initial is not None else {}
     q = questionnaire or load_questionnaire()
+    known = understood.answers() if understood is not None else {}
+    metadata: dict[str, Any] = {"channel": channel_id or ""}
+    if known:
+        metadata["known"] = known
     intro = SectionBlock(
         text=MarkdownTextObject(
             text=(
@@ -109,14 +128,17 @@ def intake_view(
             verbatim=True,
         )
     )
+    if known and understood is not None:
+        intro = SectionBlock(text=MarkdownTextObject(text=_from_what_you_said(q, understood), verbatim=True))
     view = View(
         type="modal",
         callback_id=INTAKE_CALLBACK_ID,
         title=PlainTextObject(text="GPU or TPU?"),
         submit=PlainTextObject(text="Recommend"),
         close=PlainTextObject(text="Cancel"),
-        private_metadata=json.dumps({"channel": channel_id or ""}),
-        blocks=[intro, *(_input(question, q.unknown.label, prefill.get(question.field)) for question in modal_order(q))],
+        private_metadata=json.dumps(metadata),
+        blocks=[intro, *(_input(question, q.unknown.label, prefill.get(question.field))
+                         for question in modal_order(q) if question.field not in known)],
     )
     return view.to_dict()
 
@@ -134,6 +156,18 @@ def _selected(values: dict[str, Any], block_id: str, action_id: str) -> Any:
     return option.get("value")
 
 
+def _known(view: Any) -> dict[str, str]:
+    """The answers the form did not ask (``private_metadata.known``); anything malformed is ignored."""
+    try:
+        meta = json.loads(view.get("private_metadata") or "{}") if isinstance(view, dict) else {}
+    except (TypeError, ValueError):
+        return {}
+    known = meta.get("known") if isinstance(meta, dict) else None
+    if not isinstance(known, dict):
+        return {}
+    return {f: v for f, v in known.items() if f in FIELD_VALUES and isinstance(v, str) and v in FIELD_VALUES[f]}
+
+
 def parse_submission(
     view: dict[str, Any], questionnaire: Questionnaire | None = None
 ) -> tuple[WorkloadProfile | None, dict[str, str]]:
@@ -148,8 +182,12 @@ def parse_submission(
         values = {}
     answers: dict[str, str] = {}
     errors: dict[str, str] = {}
+    known = _known(view)
     for question in q.questions:
         block_id = block_id_for(question.field)
+        if question.field in known and block_id not in values:  # said before the form: not asked
+            answers[question.field] = known[question.field]
+            continue
         value = _selected(values, block_id, question.field)
         if value is None or (isinstance(value, str) and not value.strip()):
             errors[block_id] = f"Pick an answer, or “{q.unknown.label}”."

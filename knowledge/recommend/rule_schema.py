@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 from knowledge.recommend.recommendation import RecommendationKind
 
-__all__ = ["VERDICTS", "FIT_LEVELS", "READINESS", "_ID", "_GENERIC_TERMS", "_Cited", "_one_line", "_Entry", "Factor", "Blocker", "Far", "Caveat", "DefaultReason", "DecisionParams", "TableRow", "_RuleFile", "RuleSet"]
+__all__ = ["VERDICTS", "FIT_LEVELS", "READINESS", "_ID", "_GENERIC_TERMS", "_Cited", "_one_line", "_Entry", "Factor", "Blocker", "Far", "Caveat", "DefaultReason", "DecisionParams", "TableRow", "Prior", "_RuleFile", "RuleSet"]
 
 #: The verdicts in order from "stay on GPUs" to "TPU now"; monotonicity is measured on it.
 VERDICTS: tuple[str, ...] = ("gpu", "gpu_then_tpu", "tpu")
@@ -177,6 +177,27 @@ class TableRow(BaseModel):
     verdicts: dict[Literal["ready", "pending", "fixable", "far"], RecommendationKind]
 
 
+class Prior(BaseModel):
+    """How likely each answer is before anyone says, with why (``priors.toml``).
+
+    ``weights`` need not sum to 1 (they are normalized); a value left out weighs 1.
+    A rationale that rests on the notes cites them; "no basis to prefer any" needs no citation.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    weights: dict[str, float] = Field(default_factory=dict)
+    rationale: str = Field(min_length=1)
+    subject: tuple[str, ...] = ()
+    citations: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _cited_with_subject(self) -> "Prior":
+        if self.citations and not self.subject:
+            raise ValueError("a cited prior needs a subject its chunks mention")
+        return self
+
+
 class _RuleFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -186,7 +207,7 @@ class _RuleFile(BaseModel):
     caveat: list[dict[str, Any]] = Field(default_factory=list)
     decision: dict[str, Any] | None = None
     order: dict[str, list[str]] | None = None
-    priors: dict[str, dict[str, float]] | None = None
+    priors: dict[str, dict[str, Any]] | None = None
     table: list[dict[str, Any]] | None = None
     default_reason: dict[str, Any] | None = None
 
@@ -205,6 +226,8 @@ class RuleSet(BaseModel):
     order: dict[str, tuple[str, ...]]
     #: field -> value -> prior weight (normalized, every real value present)
     priors: dict[str, dict[str, float]]
+    #: field -> why its prior is what it is (``priors.toml``)
+    prior_rationale: dict[str, str] = Field(default_factory=dict)
     #: (fit level, readiness) -> verdict
     table: dict[tuple[str, str], str]
     default_reason: DefaultReason

@@ -45,6 +45,7 @@ from knowledge.recommend.rule_schema import (  # the schema, re-exported for cal
     DefaultReason,
     Factor,
     Far,
+    Prior,
     RuleSet,
     TableRow,
     _Cited,
@@ -119,20 +120,36 @@ def _entries(parsed: _RuleFile, name: str, catalog: dict[str, Chunk], origin: di
     return out
 
 
-def _priors(raw: dict[str, dict[str, float]], order: dict[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
-    priors: dict[str, dict[str, float]] = {}
-    for field, values in order.items():
-        given = raw.get(field, {})
-        unknown = set(given) - set(values)
-        if unknown or any(w <= 0 for w in given.values()):
-            raise RuleError(f"[priors] {field}: weights must be positive and name only {', '.join(values)}")
-        weights = {v: float(given.get(v, 1.0)) for v in values}
-        total = sum(weights.values())
-        priors[field] = {v: w / total for v, w in weights.items()}
+def _priors(raw: dict[str, dict[str, Any]], order: dict[str, tuple[str, ...]],
+            catalog: dict[str, Chunk]) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """Normalized weights per field, and each field's rationale; every field must have an entry."""
     unknown_fields = set(raw) - set(order)
     if unknown_fields:
         raise RuleError(f"[priors]: unknown field(s) {', '.join(sorted(unknown_fields))}")
-    return priors
+    missing = [f for f in order if f not in raw]
+    if missing:
+        raise RuleError(f"[priors]: no entry (weights and rationale) for {', '.join(missing)}")
+    priors: dict[str, dict[str, float]] = {}
+    why: dict[str, str] = {}
+    for field, values in order.items():
+        try:
+            entry = Prior.model_validate(raw[field])
+        except ValidationError as exc:
+            raise RuleError(f"[priors.{field}]: {_first_error(exc)}") from None
+        given = entry.weights
+        if set(given) - set(values) or any(w <= 0 for w in given.values()):
+            raise RuleError(f"[priors.{field}]: weights must be positive and name only {', '.join(values)}")
+        for chunk_id in entry.citations:
+            chunk = catalog.get(chunk_id)
+            text = " ".join([*chunk.heading_path, chunk.text]).lower() if chunk else ""
+            if chunk is None or not any(t.lower() in text for t in entry.subject):
+                raise RuleError(f"[priors.{field}]: cited chunk {chunk_id} is not in the notes or does not mention "
+                                f"{', '.join(entry.subject)}")
+        weights = {v: float(given.get(v, 1.0)) for v in values}
+        total = sum(weights.values())
+        priors[field] = {v: w / total for v, w in weights.items()}
+        why[field] = entry.rationale
+    return priors, why
 
 
 def _assemble(found: dict[str, list[Any]], singles: dict[str, tuple[str, Any]], catalog: dict[str, Chunk],
@@ -152,11 +169,13 @@ def _assemble(found: dict[str, list[Any]], singles: dict[str, tuple[str, Any]], 
     table = {(row.fit, r): v for row in rows for r, v in row.verdicts.items()}
     if not found["factor"]:
         raise RuleError("rules: no [[factor]] entries found")
+    priors, why = _priors(singles["priors"][1], order, catalog) if set(order) == set(FIELD_VALUES) else ({}, {})
     cited = {c for kind in found.values() for e in kind for c in e.citations} | set(default.citations)
+    cited |= {c for entry in singles["priors"][1].values() if isinstance(entry, dict) for c in entry.get("citations", ())}
     rules = RuleSet(
         factors=tuple(found["factor"]), blockers=tuple(found["blocker"]), fars=tuple(found["far"]),
         caveats=tuple(found["caveat"]), decision=decision, order=order,
-        priors=_priors(singles["priors"][1], order) if set(order) == set(FIELD_VALUES) else {},
+        priors=priors, prior_rationale=why,
         table=table, default_reason=default,
         labels={c: catalog[c].label for c in sorted(cited)}, origin=origin,
     )

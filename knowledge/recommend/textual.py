@@ -121,11 +121,16 @@ class Confirmation(BaseModel):
     span: tuple[int, int]
     evidence: str
     question: str
+    #: a yes/no question about ``value`` ("It sounds like ...: right?"), not a choice between values
+    yes_no: bool = False
 
 
 class Extraction(BaseModel):
     fields: dict[str, FieldEvidence] = Field(default_factory=dict)
     confirmations: list[Confirmation] = Field(default_factory=list)
+    #: (field, start, end) of matches the context cues dropped ("not on GCP"): kept so that a
+    #: later reader of the same words (the learned heads) does not set what the rules refused
+    dropped: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
 
     def answers(self) -> dict[str, str]:
         return {f: e.value for f, e in self.fields.items()}
@@ -253,7 +258,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     verdicts = [context.judge(text, h[2], h[3], answer) for h in found]
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
     hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
-    out = Extraction()
+    out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"])
     conflicted: set[str] = set()
     for name in FIELD_VALUES:
         mine = [h for h in hits if h[0] == name]

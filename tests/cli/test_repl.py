@@ -51,3 +51,36 @@ def test_piped_non_utf8_line_does_not_crash(hwbot_env):
     proc = run(["repl"], hwbot_env, stdin=b"Caf\xe9 \xff?\nWhat is a TPU?\n")
     assert proc.returncode == 0, proc.stderr_text
     assert "Sources:" in proc.stdout_text
+
+
+def test_piped_conversation_remembers_implies_and_takes_corrections(hwbot_env, tmp_path):
+    """A situational message, then /recommend starts from it; a correction updates the field."""
+    env = {**hwbot_env, "HWBOT_STATE_DIR": str(tmp_path / "state"), "XDG_STATE_HOME": str(tmp_path / "xdg")}
+    script = "\n".join([
+        "We're a JAX shop on Google Cloud; the model has been frozen for a year and we train it on 512 TPU v5p chips. "
+        "Should we move to TPUs?",
+        "/recommend",
+        "cancel",
+        "no, we're on Azure",
+        "/recommend",
+        "cancel",
+        "Wir trainieren ein großes Modell mit JAX auf TPUs.",
+        "/quit",
+    ])
+    proc = run(["repl"], env, stdin=script + "\n")
+    out = proc.stdout_text
+    assert proc.returncode == 0, proc.stderr_text
+    assert "Traceback" not in out + proc.stderr_text
+    first, second = out.split("Intake cancelled.")[:2]
+    # the message's verdict says what was implied, apart from what was stated
+    assert "implied: stage stabilizing" in first
+    # /recommend starts from what was said, and asks only what remains: never the cloud again
+    intake = first[first.index("From what you said:"):]
+    assert 'cloud = Google Cloud ("Google Cloud")' in intake and "implied: stage = Stabilizing" in intake
+    assert "Where must the work run?" not in intake and "Question 1 (at most 4)" in intake
+    # a correction updates the field and re-scores, without a trip to the notes
+    assert 'Updated cloud: google cloud -> other single cloud (you wrote "Azure")' in second
+    assert "cloud = One other cloud" in second[second.index("From what you said: architecture_changes"):]
+    # not English: said so, in English, and nothing guessed
+    tail = out.split("Intake cancelled.")[2]
+    assert "I read English only" in tail and "Recommendation" not in tail

@@ -54,10 +54,18 @@ def test_a_choice_question_about_our_own_setup_goes_to_the_engine(qa) -> None:  
     question = "We train a 70B model in JAX on GCP on 512 chips, the architecture is frozen. TPU or GPU?"
     advice = advise(qa, question)
     assert advice.recommendation is not None and advice.profile is not None
-    assert advice.profile.known() == {
+    assert advice.reading is not None
+    assert {f: e.value for f, e in advice.reading.stated.items()} == {
         "architecture_changes": "rarely", "framework": "jax", "cloud": "google_cloud",
         "workload": "training", "scale": "massive",
     }
+    # the scored profile adds what those imply, shown apart as implied
+    assert advice.profile.known() == {
+        "architecture_changes": "rarely", "framework": "jax", "cloud": "google_cloud",
+        "workload": "training", "scale": "massive", "stage": "stabilizing", "team_expertise": "xla",
+    }
+    assert advice.to_contract()["implied"]["stage"]["value"] == "stabilizing"
+    assert "implied: stage stabilizing" in advice.answer.answer
     # the textbook TPU workload, with kernels, pipeline and time unsaid: staged, never plain GPU
     assert advice.recommendation.recommendation == "gpu_then_tpu"
     assert advice.answer.answer.startswith("Recommendation: GPU now, TPU later")
@@ -93,3 +101,10 @@ def test_facts_the_user_stated_are_never_listed_as_open(qa) -> None:  # type: ig
     advice = advise(qa, "We're a PyTorch team on AWS doing inference. Should we switch to TPUs?")
     open_line = next((line for line in advice.answer.answer.splitlines() if line.startswith("Still open")), "")
     assert "framework" not in open_line and "cloud" not in open_line and "workload" not in open_line
+
+
+def test_a_message_not_in_english_is_not_guessed_at(qa) -> None:  # type: ignore[no-untyped-def]
+    advice = advise(qa, "Wir trainieren ein großes Modell mit JAX auf TPUs, sollten wir wechseln?")
+    assert advice.profile is None and advice.recommendation is None
+    assert advice.answer.declined and advice.answer.decline_reason == "not_english"
+    assert "English" in advice.answer.answer and "intake" in advice.answer.answer

@@ -9,13 +9,16 @@ cannot do it, and the contract shape.
 from __future__ import annotations
 
 import itertools
+import math
 import re
+import tomllib
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
 from knowledge.recommend.recommender import decide_profile, recommend, shipped_rules
+from knowledge.recommend.rules import RULES_DIR
 
 LABEL = re.compile(r"^\[file_gpu\d{3}:c\d{4}\] \S+\.md p\d+-\d+$")
 
@@ -61,18 +64,21 @@ def test_every_reported_flip_flips_and_every_other_answer_does_not(profile: Work
 def test_confidence_is_the_exact_share_of_completions_that_keep_the_verdict(
     profile: WorkloadProfile, forget: set[str]
 ) -> None:
-    """Enumerate every completion of up to 4 unknown answers (uniform priors, as shipped)."""
+    """Enumerate every completion of up to 4 unknown answers, each weighted by the shipped priors."""
     partial = profile.model_copy(update={f: UNKNOWN for f in forget})
     rec = recommend(partial)
     unknown = partial.unknown_fields()
+    priors = shipped_rules().priors
     choices = [[v for v in FIELD_VALUES[f] if v != UNKNOWN] for f in unknown]
     completions = [dict(zip(unknown, combo, strict=True)) for combo in itertools.product(*choices)]
     if len(completions) > 2000:  # many unknowns: the sampled profile already had some; check the bound only
         assert 0.0 <= rec.confidence <= 1.0
         return
-    kept = sum(kind(partial.model_copy(update=c)) == rec.recommendation for c in completions)
-    share = kept / len(completions)
-    assert abs(rec.confidence - round(share, 4)) < 1e-9 or (kept == len(completions) and rec.confidence == 1.0)
+    weight = [math.prod(priors[f][v] for f, v in c.items()) for c in completions]
+    same = [kind(partial.model_copy(update=c)) == rec.recommendation for c in completions]
+    share = sum(w for w, s in zip(weight, same) if s)
+    assert abs(sum(weight) - 1.0) < 1e-9
+    assert abs(rec.confidence - round(share + 1e-12, 4)) < 1e-9 or (all(same) and rec.confidence == 1.0)
     assert (rec.confidence == 1.0) == (rec.next_questions == [])
     assert abs(sum(rec.scores.values()) - 1.0) < 1e-3
 
@@ -133,6 +139,15 @@ def test_tpu_and_staged_recommendations_always_carry_the_google_cloud_caveat(pro
     assert has == (rec.recommendation != "gpu")
 
 
-def test_the_shipped_priors_are_uniform_as_documented() -> None:
-    for field, weights in shipped_rules().priors.items():
-        assert len(set(round(w, 12) for w in weights.values())) == 1, field
+def test_the_shipped_priors_lean_only_where_a_citation_says_why() -> None:
+    """Every field has a rationale; a non-uniform prior cites the notes and leans by at most 2:1."""
+    rules = shipped_rules()
+    raw = tomllib.loads((RULES_DIR / "priors.toml").read_text(encoding="utf-8"))["priors"]
+    assert set(rules.prior_rationale) == set(FIELD_VALUES)
+    for field, weights in rules.priors.items():
+        assert abs(sum(weights.values()) - 1.0) < 1e-9
+        if len(set(round(w, 12) for w in weights.values())) > 1:
+            assert raw[field].get("citations"), f"{field} leans without a citation"
+            assert max(weights.values()) / min(weights.values()) <= 2.0 + 1e-9, field
+        else:
+            assert "uniform" in rules.prior_rationale[field].lower(), field

@@ -1,0 +1,92 @@
+"""The learned extractor for a process (ONNX encoder + clause heads), opened once, or the rules with a notice.
+
+Every front end that reads a whole message (``recommend --text``, the REPL, Slack) asks
+:func:`clause_reader`; it returns ``None`` when the index's ONNX encoder or the committed
+heads cannot be used, after one line saying why ("Note: reading your words with the rules
+only: ..."), so the user still gets the rule-based reading and is never left guessing.
+:func:`understand` is the one call: the shared message reading
+(:func:`knowledge.recommend.reading.read_message`: checks, contradictions, implications) with
+the rules and then the heads for what the rules left open as its extraction step.
+
+Nothing here imports torch: the encoder is the index's ONNX export (see
+:func:`indexer.query_encoder.encoder_for_index_dir`), whose session :func:`prefetch_reader`
+starts building in the background, as ``hwbot ask`` does.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from common.settings import HwbotSettings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from knowledge.recommend.learned.combine import ClauseReader, Mode
+    from knowledge.recommend.reading import MessageReading
+    from knowledge.recommend.textual import Extraction
+
+__all__ = ["READER_NOTICE", "clause_reader", "extractor_for", "prefetch_reader", "understand"]
+
+#: The start of the one stderr line printed when the learned heads cannot be used.
+READER_NOTICE = "Note: reading your words with the rules only"
+
+_readers: dict[Path, "ClauseReader | None"] = {}
+_lock = threading.Lock()
+
+
+def _stderr_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def prefetch_reader(settings: HwbotSettings) -> None:
+    """Start loading the ONNX session in the background (it overlaps the imports that follow)."""
+    from indexer.query_encoder import prefetch_query_encoder
+
+    prefetch_query_encoder(settings.index_dir)
+
+
+def clause_reader(settings: HwbotSettings, *, notify: Callable[[str], Any] = _stderr_line) -> "ClauseReader | None":
+    """The process's reader for ``settings.index_dir``; ``None`` (after one ``notify`` line) when unusable."""
+    key = Path(settings.index_dir).resolve()
+    with _lock:
+        if key in _readers:
+            return _readers[key]
+        reader = _open(key, notify)
+        _readers[key] = reader
+        return reader
+
+
+def _open(index_dir: Path, notify: Callable[[str], Any]) -> "ClauseReader | None":
+    from indexer.query_encoder import EncoderUnavailable, encoder_for_index_dir
+    from knowledge.recommend.learned.combine import ClauseReader
+    from knowledge.recommend.learned.heads import HeadsUnavailable, load_heads
+
+    try:
+        encoder = encoder_for_index_dir(index_dir)
+    except EncoderUnavailable as exc:
+        notify(f"{READER_NOTICE}: the ONNX encoder {exc}")
+        return None
+    try:
+        heads = load_heads(model_id=encoder.model_id, probe=encoder.probe())
+    except HeadsUnavailable as exc:
+        notify(f"{READER_NOTICE}: {exc}")
+        return None
+    return ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False), heads=heads)
+
+
+def extractor_for(settings: HwbotSettings, mode: "Mode" = "combined") -> "Callable[[str], Extraction]":
+    """The extraction step for ``mode`` (``rules``, ``heads`` or ``combined``), reader opened once."""
+    from knowledge.recommend.learned.combine import extract_message
+
+    reader = None if mode == "rules" else clause_reader(settings)
+    return lambda text: extract_message(text, reader, mode)
+
+
+def understand(text: str, settings: HwbotSettings, mode: "Mode" = "combined") -> "MessageReading":
+    """A whole message read by the shared reading step, with the rules and (when available) the heads."""
+    from knowledge.recommend.reading import read_message
+
+    return read_message(text, extract=extractor_for(settings, mode))

@@ -1,0 +1,162 @@
+"""A message read by the rules and the learned clause heads together, with a confidence the user sees.
+
+Order of work, and why:
+
+1. **Rules first** (:func:`~knowledge.recommend.textual.profile_from_text`): entity names are
+   where rules are right (cloud and provider names, frameworks, device counts to scale,
+   durations to optimization time), and their context cues already drop "not on GCP".
+2. **Clauses and heads**: the message is cut into clauses (:mod:`.clauses`), each embedded by
+   the shipped encoder, and each field's head gives a value or "not stated" per clause.
+3. **Modifiers as their own step**: frozen embeddings blur negation and hedging, so a clause
+   the modifier head reads as negated, hedged, planned, past, someone else's or a question
+   (or whose own words carry such a cue, from the vocabulary's ``[context]`` table) may not
+   set a field: at most it asks.
+4. **Combination**: the heads only fill fields the rules left open (letting them overrule a
+   rule never helped on held-out data). Per field, with the thresholds chosen on the
+   validation split: *high* sets the field (its clause is the evidence), *medium* asks a
+   yes/no confirmation ("It sounds like you are on Google Cloud: right?"), *low* leaves it
+   open. Two clauses confidently saying different values are a question, never a pick.
+
+``mode`` gives the ablation's three variants: ``rules``, ``heads`` (no rules at all) and
+``combined`` (the default).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
+
+from knowledge.recommend.learned.clauses import Clause, split_clauses
+from knowledge.recommend.learned.data import DATA_DIR
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.textual import (
+    MAX_TEXT_CHARS,
+    Confirmation,
+    Extraction,
+    FieldEvidence,
+    load_vocabulary,
+    profile_from_text,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from knowledge.recommend.learned.heads import Heads
+
+__all__ = ["Mode", "MODES", "ClauseReader", "extract_message", "sounds_like", "SOUNDS_LIKE_FILE"]
+
+Mode = Literal["rules", "heads", "combined"]
+MODES: tuple[Mode, ...] = ("rules", "heads", "combined")
+SOUNDS_LIKE_FILE = DATA_DIR / "sounds_like.toml"
+
+
+@lru_cache(maxsize=1)
+def _phrases() -> dict[str, dict[str, str]]:
+    table = tomllib.loads(SOUNDS_LIKE_FILE.read_text(encoding="utf-8"))
+    for name, values in FIELD_VALUES.items():
+        missing = [v for v in values if v != UNKNOWN and not str(table.get(name, {}).get(v, "")).strip()]
+        if missing:
+            raise ValueError(f"{SOUNDS_LIKE_FILE.name}: no phrase for {name} = {', '.join(missing)}")
+    return {f: {v: str(p) for v, p in vs.items()} for f, vs in table.items()}
+
+
+def sounds_like(field: str, value: str) -> str:
+    """The yes/no question of a medium-confidence reading."""
+    return f"It sounds like {_phrases()[field][value]}: right?"
+
+
+@lru_cache(maxsize=1)
+def _cue() -> re.Pattern[str]:
+    """Words that make a clause something other than a plain statement about the team now."""
+    c = load_vocabulary().context
+    return re.compile("|".join(f"(?:{p})" for p in (c.hedge, c.hypothetical, c.elsewhere, c.others)), re.IGNORECASE)
+
+
+@dataclass
+class ClauseReader:
+    """The encoder and the heads: what reads clauses. ``encode`` maps texts to unit vectors."""
+
+    encode: Callable[[Sequence[str]], "np.ndarray"]
+    heads: "Heads"
+
+
+@dataclass(frozen=True)
+class _Reading:
+    field: str
+    value: str
+    p: float
+    clause: Clause
+    gated: bool
+
+
+def _is_question(text: str, clause: Clause) -> bool:
+    rest = text[clause.end: clause.end + 3].lstrip()
+    return rest.startswith("?") or clause.text.rstrip().endswith("?")
+
+
+def _readings(text: str, clauses: list[Clause], reader: ClauseReader) -> list[_Reading]:
+    """Each clause's best value for each field, with whether a modifier gates it."""
+    probs = reader.heads.predict(reader.encode([c.text for c in clauses]))
+    gate = reader.heads.manifest.modifier_gate
+    p_mod = 1.0 - probs["modifier"][:, 0]
+    cue = _cue()
+    out = []
+    for i, clause in enumerate(clauses):
+        gated = bool(p_mod[i] >= gate) or _is_question(text, clause) or cue.search(clause.text) is not None
+        for name in FIELD_VALUES:
+            head = reader.heads.by_name[name]
+            row = probs[name][i]
+            best = int(row[1:].argmax()) + 1
+            out.append(_Reading(name, head.classes[best], float(row[best]), clause, gated))
+    return out
+
+
+def _evidence(r: _Reading) -> FieldEvidence:
+    return FieldEvidence(field=r.field, value=r.value, span=(r.clause.start, r.clause.end),
+                         evidence=r.clause.text, confidence=round(r.p, 3))
+
+
+def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
+    """Set (high), ask (medium) or leave open (low) each field nobody has set or asked about yet."""
+    asked = {c.field for c in out.confirmations}
+    for name in FIELD_VALUES:
+        if name in out.fields or name in asked:
+            continue
+        limits = reader.heads.manifest.thresholds[name]
+        mine = [r for r in readings if r.field == name]
+        # a clause where the rules named this field's value and their context cues dropped it
+        # ("we used to be on Azure", "nobody has written JAX") may not set it by other means
+        blocked = [r for r in mine if any(f == name and r.clause.start <= s < r.clause.end for f, s, _ in out.dropped)]
+        mine = [r for r in mine if r not in blocked]
+        high = [r for r in mine if r.p >= limits.high and not r.gated]
+        values = sorted({r.value for r in high})
+        if len(values) > 1:
+            first = min(high, key=lambda r: r.clause.start)
+            out.confirmations.append(Confirmation(
+                field=name, value=first.value, span=(first.clause.start, first.clause.end), evidence=first.clause.text,
+                question=f"Which is it for {name.replace('_', ' ')}: {' or '.join(values)}?"))
+        elif high:
+            out.fields[name] = _evidence(max(high, key=lambda r: r.p))
+        else:
+            # a gated clause is demoted one step: only what would have been set is asked
+            medium = [r for r in mine if r.p >= (limits.high if r.gated else limits.medium)]
+            if medium:
+                best = max(medium, key=lambda r: r.p)
+                out.confirmations.append(Confirmation(
+                    field=name, value=best.value, span=(best.clause.start, best.clause.end), evidence=best.clause.text,
+                    question=sounds_like(name, best.value), yes_no=True))
+
+
+def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combined") -> Extraction:
+    """Understand a whole message; without a reader (no encoder or heads) this is the rules alone."""
+    if mode == "rules" or reader is None:
+        return profile_from_text(text)
+    out = profile_from_text(text) if mode == "combined" else Extraction()
+    clauses = split_clauses((text or "")[:MAX_TEXT_CHARS])
+    if clauses:
+        _fill(out, _readings(text, clauses, reader), reader)
+    return out

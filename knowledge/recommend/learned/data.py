@@ -1,0 +1,116 @@
+"""The labelled clauses the heads learn from, validated, and their fixed three-way split.
+
+``data/clauses_*.jsonl`` hold one clause a line, written and labelled by people who never saw
+the extractor (the writers' brief: ``data/clauses_spec.md``): the fields the clause
+states about the writer's own team now (``labels``), a ``modifier`` when it names a field
+without stating it (negation, hedge, plan, past, third party, question), and the fields it
+talks about (``mentions``). No clause is labelled by running the extractor on it.
+
+The split is by a hash of the id, so it never moves when lines are added: ``train`` fits the
+heads, ``validation`` chooses each field's thresholds, and ``test`` is only ever reported.
+
+The labelled phrasings of the rules' own evaluation (``knowledge/evaluation/data/phrasings*.jsonl``,
+whole messages labelled with the fields they state) join ``train`` when they are one clause
+long and state their fields plainly (no intake question, nothing marked to confirm): they
+carry no modifier label, so they train the field heads only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+
+__all__ = [
+    "CLAUSE_FILES", "DATA_DIR", "MODIFIERS", "PHRASING_FILES", "TRAINING_FILES", "LabelledClause", "Part",
+    "load_clauses", "load_phrasing_clauses", "part_of", "data_sha256",
+]
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+CLAUSE_FILES: tuple[Path, ...] = tuple(sorted(DATA_DIR.glob("clauses_*.jsonl")))
+_EVAL_DATA = DATA_DIR.parent.parent / "evaluation" / "data"
+PHRASING_FILES: tuple[Path, ...] = (_EVAL_DATA / "phrasings.jsonl", _EVAL_DATA / "phrasings_late.jsonl")
+#: Everything the heads learn from: the weights' manifest records one hash over these files.
+TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + PHRASING_FILES
+#: "none" is the modifier head's class for a plain statement.
+MODIFIERS: tuple[str, ...] = ("none", "negation", "hedge", "plan", "past", "third_party", "question")
+
+Part = Literal["train", "validation", "test"]
+
+
+class LabelledClause(BaseModel):
+    """One labelled clause. Labels say what the words state, never what any extractor does."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    labels: dict[str, str] = Field(default_factory=dict)
+    modifier: Literal["negation", "hedge", "plan", "past", "third_party", "question"] | None = None
+    mentions: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _labels_are_profile_answers(self) -> "LabelledClause":
+        for name, value in self.labels.items():
+            if name not in FIELD_VALUES or value not in FIELD_VALUES[name] or value == UNKNOWN:
+                raise ValueError(f"labels {name} = {value!r} is not a profile answer")
+        unknown = [m for m in self.mentions if m not in FIELD_VALUES]
+        if unknown:
+            raise ValueError(f"mentions {unknown} are not profile fields")
+        return self
+
+
+def load_clauses(paths: tuple[Path, ...] = CLAUSE_FILES) -> list[LabelledClause]:
+    """Every clause file, validated; a bad line is a one-line ValueError naming file and line."""
+    items: list[LabelledClause] = []
+    for path in paths:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append(LabelledClause(**json.loads(line)))
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{path.name}:{n}: {' '.join(str(exc).splitlines()[:3])}") from None
+    ids = [i.id for i in items]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"duplicate clause ids: {sorted({i for i in ids if ids.count(i) > 1})[:5]}")
+    return items
+
+
+def load_phrasing_clauses(paths: tuple[Path, ...] = PHRASING_FILES) -> list[LabelledClause]:
+    """The one-clause phrasings that state their fields plainly, as clauses (ids prefixed ``phrasing:``)."""
+    from knowledge.recommend.learned.clauses import split_clauses
+
+    out: list[LabelledClause] = []
+    for path in paths:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if row.get("field") is None and not row.get("confirm") and len(split_clauses(row["text"])) == 1:
+                    out.append(LabelledClause(id=f"phrasing:{row['id']}", text=row["text"], labels=row.get("expect", {})))
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ValueError(f"{path.name}:{n}: {' '.join(str(exc).splitlines()[:3])}") from None
+    return out
+
+
+def part_of(item_id: str) -> Part:
+    """70 % train, 15 % validation, 15 % test, by a hash of the id (stable as the files grow); phrasings train."""
+    if item_id.startswith("phrasing:"):
+        return "train"
+    bucket = int(hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:8], 16) % 20
+    return "train" if bucket < 14 else "validation" if bucket < 17 else "test"
+
+
+def data_sha256(paths: tuple[Path, ...]) -> str:
+    """One hash over the training files' names and bytes: the weights are stale when it changes."""
+    digest = hashlib.sha256()
+    for path in sorted(paths, key=lambda p: p.name):
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()

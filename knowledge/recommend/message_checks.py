@@ -1,0 +1,171 @@
+"""Cheap checks on a message before and after extraction: language, shape, size.
+
+Why here and not in the extractor: they decide whether a message should be read at all
+("Wir trainieren ..." is not guessed at; "1234 5678" has nothing to read) and how to explain
+what was done with it (a 20,000-character paste is read in part, and says so). Every
+threshold and word list is data (``message_checks.toml``, validated with pydantic); nothing
+here loads a model, so the checks cost microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from common.errors import RuleError
+
+__all__ = ["CHECKS_FILE", "MessageChecks", "load_checks", "language_of", "shape_of", "is_correction", "cloud_names"]
+
+CHECKS_FILE = Path(__file__).resolve().parent / "message_checks.toml"
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+Shape = Literal["words", "no_words", "config"]
+
+
+def _pattern(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"pattern {value!r} does not compile: {exc}") from None
+    return value
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_chars: int = Field(ge=200)
+    max_clauses: int = Field(ge=1, le=200)
+    many_clouds: int = Field(ge=2)
+
+
+class Language(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_non_ascii_letters: float = Field(gt=0.0, le=1.0)
+    min_foreign_words: int = Field(ge=1)
+    foreign_ratio: float = Field(ge=1.0)
+    english: frozenset[str] = Field(min_length=10)
+    other: frozenset[str] = Field(min_length=10)
+
+    @field_validator("other")
+    @classmethod
+    def _disjoint(cls, other: frozenset[str], info: object) -> frozenset[str]:
+        english = getattr(info, "data", {}).get("english", frozenset())
+        both = sorted(other & english)
+        if both:
+            raise ValueError(f"words listed as both English and not: {', '.join(both)}")
+        return other
+
+
+class ConfigShape(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min_lines: int = Field(ge=2)
+    share: float = Field(gt=0.0, le=1.0)
+    line: str
+
+    @field_validator("line")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        return _pattern(value)
+
+
+class Clouds(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    names: str
+    @field_validator("names")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        return _pattern(value)
+
+
+class Corrections(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    lead: str
+    @field_validator("lead")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        return _pattern(value)
+
+
+class MessageChecks(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    limits: Limits
+    language: Language
+    config: ConfigShape
+    clouds: Clouds
+    corrections: Corrections
+
+
+@lru_cache(maxsize=4)
+def load_checks(path: Path = CHECKS_FILE) -> MessageChecks:
+    """Parse and validate once per process; a broken file is a one-line RuleError."""
+    try:
+        return MessageChecks.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
+        lines = str(exc).splitlines()
+        raise RuleError(f"{path.name}: {' '.join(lines[:3]) if lines else type(exc).__name__}") from None
+
+
+@lru_cache(maxsize=16)
+def _rx(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+def language_of(text: str, checks: MessageChecks | None = None) -> Literal["en", "other", "unknown"]:
+    """``other`` when the message is plainly not English; ``unknown`` when it has too few words to tell.
+
+    Two signals: letters outside ASCII (Cyrillic, CJK, Greek ...), and function words of
+    other Latin-script languages outnumbering English ones. Jargon ("JAX GCP 256 chips")
+    has neither, so it counts as English: a false "not English" costs more than a miss.
+    """
+    lang = (checks or load_checks()).language
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 2:
+        return "unknown"
+    non_ascii = sum(1 for c in letters if not c.isascii())
+    if non_ascii / len(letters) > lang.max_non_ascii_letters:
+        return "other"
+    words = [w.lower() for w in _WORD.findall(text)]
+    english = sum(1 for w in words if w in lang.english)
+    foreign = sum(1 for w in words if w in lang.other)
+    if foreign >= lang.min_foreign_words and foreign >= lang.foreign_ratio * max(english, 1):
+        return "other"
+    return "en"
+
+
+def shape_of(text: str, checks: MessageChecks | None = None) -> Shape:
+    """``no_words`` (numbers, emoji, symbols only), ``config`` (pasted YAML/JSON), or ``words``."""
+    c = (checks or load_checks()).config
+    if len(_WORD.findall(text)) == 0 or sum(1 for ch in text if ch.isalpha()) < 2:
+        return "no_words"
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) >= c.min_lines:
+        keyed = sum(1 for line in lines if _rx(c.line, 0).match(line))
+        if keyed / len(lines) >= c.share:
+            return "config"
+    stripped = text.strip()
+    if stripped[:1] in "{[" and stripped[-1:] in "}]" and re.search(r'"\s*:', stripped):
+        return "config"
+    return "words"
+
+
+def is_correction(text: str, checks: MessageChecks | None = None) -> bool:
+    """Does the message open like a correction ("no, we're on Azure", "actually we use JAX")?"""
+    return _rx((checks or load_checks()).corrections.lead).search(text) is not None
+
+
+def cloud_names(text: str, checks: MessageChecks | None = None) -> list[str]:
+    """The distinct cloud names a message mentions, in order (to notice "every cloud")."""
+    seen: dict[str, None] = {}
+    for m in _rx((checks or load_checks()).clouds.names).finditer(text):
+        seen.setdefault(re.sub(r"[\s-]+", " ", m.group(0).lower()), None)
+    return list(seen)

@@ -1,0 +1,159 @@
+"""A whole message read for the recommendation: checks, extraction, contradictions, implications.
+
+``profile_from_text`` (the extractor) says what each field is and on which words. This
+module is the step around it that every front end shares (``recommend --text``, the REPL,
+Slack), so the same message gets the same reading everywhere:
+
+1. **checks** (:mod:`.message_checks`): a message not in English, or with no words at all
+   (numbers, emoji), is not read; it gets a note and nothing is invented. A long one is read
+   up to a limit and says so; a pasted YAML/JSON config is read and flagged.
+2. **extraction**: ``profile_from_text`` on the (cut) text, or the ``extract`` a caller passes
+   (the rules and the learned clause heads together: :mod:`knowledge.recommend.learned.combine`).
+3. **contradictions**: the message is read again sentence by sentence. A field that
+   different sentences set to different values ("we're on AWS. we're on GCP.") is not
+   kept: it becomes a confirmation question. So does a cloud when the message names many
+   clouds and the extractor did not read it as multi-cloud. This only ever *removes* a
+   field; it never adds one.
+4. **implications** (:mod:`.implication`): answers the stated ones imply, kept apart from
+   the stated ones, never over them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from pydantic import BaseModel, Field
+
+from knowledge.recommend.implication import Implied, implied, text_hits
+from knowledge.recommend.message_checks import MessageChecks, cloud_names, language_of, load_checks, shape_of
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
+from knowledge.recommend.textual import Confirmation, Extraction, FieldEvidence, profile_from_text
+
+__all__ = ["MessageReading", "read_message", "NOT_ENGLISH", "NO_WORDS", "field_words"]
+
+NOT_ENGLISH = ("I read English only, so I have not guessed at this message. "
+               "Please write it in English, or answer the short intake instead.")
+NO_WORDS = ("That message has no words I can read (only numbers or symbols), so I understood nothing from it. "
+            "Describe your team, model, cloud and scale in a sentence, or answer the short intake.")
+_SENTENCE = re.compile(r"[^.!?;\n]+")
+
+
+def field_words(field: str, value: str) -> str:
+    """``cloud``/``google_cloud`` -> "cloud: google cloud", for one-line notes."""
+    return f"{field.replace('_', ' ')}: {value.replace('_', ' ')}"
+
+
+class MessageReading(BaseModel):
+    """What a message says about the team: stated, implied, to confirm, and notes on how it was read."""
+
+    language: str = "en"
+    stated: dict[str, FieldEvidence] = Field(default_factory=dict)
+    implied: dict[str, Implied] = Field(default_factory=dict)
+    confirmations: list[Confirmation] = Field(default_factory=list)
+    #: implication rule id -> the words that fired it (kept so a conversation can re-derive implications)
+    hits: dict[str, str] = Field(default_factory=dict)
+    #: one-line explanations of what was done with the message (cut, not read, asked instead)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def read(self) -> bool:
+        """False when the message was not read at all (not English, no words)."""
+        return self.language != "other" and NO_WORDS not in self.notes
+
+    def answers(self) -> dict[str, str]:
+        """Stated answers, then implied ones for the fields nothing stated."""
+        out = {f: i.value for f, i in self.implied.items()}
+        out.update({f: e.value for f, e in self.stated.items()})
+        return out
+
+    def profile(self) -> WorkloadProfile:
+        return parse_profile(self.answers(), origin="text")
+
+    def to_json(self) -> dict[str, object]:
+        """``recommend --text --json`` additions: implied answers with their reason, and the notes."""
+        return {
+            "implied": {f: {"value": i.value, "because": i.because} for f, i in self.implied.items()},
+            "notes": list(self.notes),
+        }
+
+
+def _contradictions(text: str, stated: Mapping[str, FieldEvidence], checks: MessageChecks) -> dict[str, list[tuple[str, str]]]:
+    """Field -> [(value, words)] for the set fields that different sentences state differently."""
+    seen: dict[str, dict[str, str]] = {}
+    for n, m in enumerate(_SENTENCE.finditer(text)):
+        if n >= checks.limits.max_clauses:
+            break
+        sentence = m.group(0).strip()
+        if len(sentence) < 3:
+            continue
+        for f, e in profile_from_text(sentence).fields.items():
+            seen.setdefault(f, {}).setdefault(e.value, e.evidence)
+    out = {}
+    for f, values in seen.items():
+        if f not in stated or len(values) < 2 or f == "workload":  # training here, serving there: both
+            continue
+        if f == "cloud" and "multi_cloud" in values:  # the clouds named are its members
+            continue
+        out[f] = list(values.items())
+    return out
+
+
+def _ask(field: str, found: list[tuple[str, str]]) -> Confirmation:
+    words = " and ".join(f'"{w}"' for _, w in found)
+    options = [v.replace("_", " ") for v, _ in found]
+    if field == "cloud" and "multi_cloud" not in dict(found):
+        options.append("several clouds (multi-cloud)")
+    question = f"You wrote {words}: which is right for {field.replace('_', ' ')}: {' or '.join(options)}?"
+    return Confirmation(field=field, value=found[0][0], span=(0, 0), evidence=found[0][1], question=question)
+
+
+def read_message(
+    text: str, checks: MessageChecks | None = None, extract: Callable[[str], Extraction] | None = None,
+) -> MessageReading:
+    """Read one message. Never raises for any text; bounded by ``[limits]`` whatever its size."""
+    checks = checks or load_checks()
+    text = text or ""
+    out = MessageReading()
+    cap = checks.limits.max_chars
+    if len(text) > cap:
+        out.notes.append(f"Your message is {len(text):,} characters long; I read the first {cap:,} only.")
+        text = text[:cap]
+    shape = shape_of(text, checks)
+    if shape == "no_words":
+        out.notes.append(NO_WORDS)
+        return out
+    if language_of(text, checks) == "other":
+        out.language = "other"
+        out.notes.append(NOT_ENGLISH)
+        return out
+    if shape == "config":
+        out.notes.append("That looks like a pasted configuration (YAML or JSON): I read only what it states "
+                         "outright about hardware, cloud and framework; please check it below.")
+    extraction = (extract or profile_from_text)(text)
+    out.stated = dict(extraction.fields)
+    out.confirmations = list(extraction.confirmations)
+    asked = {c.field for c in out.confirmations}
+    for f, found in _contradictions(text, out.stated, checks).items():
+        out.stated.pop(f, None)
+        if f not in asked:
+            out.confirmations.append(_ask(f, found))
+            asked.add(f)
+        out.notes.append(f"You stated {f.replace('_', ' ')} two ways, so I asked instead of picking one.")
+    names = cloud_names(text, checks)
+    held = out.stated.get("cloud")
+    if len(names) >= checks.limits.many_clouds and (held is None or held.value != "multi_cloud"):
+        out.stated.pop("cloud", None)
+        out.confirmations = [c for c in out.confirmations if c.field != "cloud"]
+        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        out.confirmations.append(Confirmation(
+            field="cloud", value="multi_cloud", span=(0, 0), evidence=shown,
+            question=f"You named {len(names)} clouds ({shown}): must the work run on several of them "
+                     "(multi-cloud), or which one is home?"))
+        asked.add("cloud")
+        out.notes.append(f"You named {len(names)} clouds, so I asked which applies rather than picking one.")
+    out.hits = text_hits(text)
+    out.implied = implied({f: (e.value, e.evidence) for f, e in out.stated.items() if e.value != UNKNOWN},
+                          out.hits, pending=frozenset(asked))
+    assert set(out.stated) <= set(FIELD_VALUES)
+    return out

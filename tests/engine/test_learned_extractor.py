@@ -1,0 +1,128 @@
+"""The learned extractor on the real ONNX encoder: its data, its committed weights, and how it reads.
+
+Nothing is stubbed: the clause vectors come from the session index's ONNX export, and the
+heads are the committed ``data/extractor`` files, checked against the data they were trained on.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from knowledge.recommend.learned.combine import ClauseReader, extract_message, sounds_like
+from knowledge.recommend.learned.data import CLAUSE_FILES, TRAINING_FILES, load_clauses, load_phrasing_clauses, part_of
+from knowledge.recommend.learned.heads import HEADS_DIR, HeadsUnavailable, load_heads
+from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+
+
+@pytest.fixture(scope="module")
+def encoder(built_index: Path):  # type: ignore[no-untyped-def]
+    from indexer.query_encoder import encoder_for_index_dir
+
+    return encoder_for_index_dir(built_index)
+
+
+@pytest.fixture(scope="module")
+def reader(encoder) -> ClauseReader:  # type: ignore[no-untyped-def]
+    heads = load_heads(model_id=encoder.model_id, probe=encoder.probe())
+    return ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False), heads=heads)
+
+
+def test_the_clauses_are_many_varied_and_split_for_good() -> None:
+    items = load_clauses()
+    assert len(items) >= 1500 and {p.name for p in CLAUSE_FILES} >= {"clauses_a.jsonl", "clauses_b.jsonl"}
+    pairs = Counter((f, v) for i in items for f, v in i.labels.items())
+    assert all(pairs[(f, v)] >= 15 for f, vs in FIELD_VALUES.items() for v in vs if v != UNKNOWN)
+    assert sum(1 for i in items if i.modifier) >= 0.2 * len(items)
+    phrasings = load_phrasing_clauses()
+    assert len(phrasings) >= 300 and {part_of(i.id) for i in phrasings} == {"train"}
+    parts = Counter(part_of(i.id) for i in items)
+    assert parts["validation"] >= 200 and parts["test"] >= 200 and part_of("a-0001") == part_of("a-0001")
+
+
+def test_a_bad_clause_line_is_a_one_line_error(tmp_path: Path) -> None:
+    bad = tmp_path / "clauses_x.jsonl"
+    bad.write_text('{"id": "x-1", "text": "8 GPUs", "labels": {"scale": "eight"}}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^clauses_x\.jsonl:1: .*not a profile answer"):
+        load_clauses((bad,))
+
+
+def test_retraining_reproduces_the_committed_weights(encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from knowledge.recommend.learned.train import train_heads
+
+    fresh = train_heads(encoder, out_dir=tmp_path)
+    committed = load_heads(model_id=encoder.model_id, probe=encoder.probe())
+    assert fresh.data_sha256 == committed.manifest.data_sha256
+    assert fresh.thresholds == committed.manifest.thresholds
+    assert np.allclose(np.load(tmp_path / "heads.npy"), committed.weights, atol=1e-3)
+
+
+def test_stale_tampered_or_foreign_heads_are_refused_with_one_line(encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    probe = encoder.probe()
+    more = tmp_path / "clauses_a.jsonl"
+    shutil.copy(CLAUSE_FILES[0], more)
+    with more.open("a", encoding="utf-8") as fh:
+        fh.write('{"id": "z-1", "text": "we use jax", "labels": {"framework": "jax"}}\n')
+    with pytest.raises(HeadsUnavailable, match="trained on other labelled data.*hwbot train-extractor"):
+        load_heads(model_id=encoder.model_id, probe=probe, data_files=(more, *TRAINING_FILES[1:]))
+    with pytest.raises(HeadsUnavailable, match="another embedding model"):
+        load_heads(model_id=encoder.model_id, probe=probe[::-1].copy())
+    copy = tmp_path / "heads"
+    shutil.copytree(HEADS_DIR, copy)
+    weights = np.load(copy / "heads.npy")
+    weights[0, 0] += 1.0
+    np.save(copy / "heads.npy", weights)
+    with pytest.raises(HeadsUnavailable, match="not the file its manifest records"):
+        load_heads(copy, model_id=encoder.model_id, probe=probe)
+    (copy / "manifest.json").unlink()
+    with pytest.raises(HeadsUnavailable, match="missing"):
+        load_heads(copy, model_id=encoder.model_id, probe=probe)
+
+
+def test_heads_fill_what_the_rules_leave_open_and_keep_the_words(reader: ClauseReader) -> None:
+    text = "all our hardware sits in our own server room, public cloud is not allowed"
+    assert "cloud" not in extract_message(text, reader, "rules").fields
+    got = extract_message(text, reader).fields["cloud"]
+    assert got.value == "on_prem" and got.evidence == text and 0.0 < got.confidence <= 1.0
+
+
+def test_contradictions_and_every_cloud_named_are_asked_never_picked(reader: ClauseReader) -> None:
+    for text in ("we're on AWS. we're on GCP.", "AWS, Azure, GCP, Oracle Cloud, CoreWeave, Nebius, RunPod and Paperspace"):
+        got = extract_message(text, reader)
+        assert "cloud" not in got.fields
+        assert [c.field for c in got.confirmations if c.field == "cloud"] == ["cloud"]
+
+
+def test_modifiers_keep_a_named_value_from_being_set(reader: ClauseReader) -> None:
+    for text, name in [("we don't use JAX", "framework"), ("thinking of moving to GCP next year", "cloud"),
+                       ("nobody here has written JAX or CUDA, we're analysts", "framework"),
+                       ("my friend's startup trains on 512 TPUs", "scale"), ("we used to be on Azure", "cloud")]:
+        assert name not in extract_message(text, reader).fields, text
+
+
+def test_bad_input_gets_a_bounded_reading_that_invents_nothing(reader: ClauseReader) -> None:
+    for text in ("12345 67890 42", "🚀🔥🙂", "", "x" * 20_000):
+        assert extract_message(text, reader).fields == {}, text[:20]
+    yaml = "gpus: 16\nframework: jax\ncloud: gcp"
+    assert extract_message(yaml, reader).answers() == {"framework": "jax", "cloud": "google_cloud", "scale": "multi_device"}
+    pasted = ("we train on GCP with JAX. " * 1000)[:20_000]
+    assert extract_message(pasted, reader).answers()["cloud"] == "google_cloud"
+
+
+def test_the_ablation_variants_differ_as_designed(reader: ClauseReader) -> None:
+    text = "we're on AWS, and all our hardware sits in our own server room"
+    assert extract_message(text, reader, "heads").answers().get("cloud") != "other_single_cloud"
+    assert extract_message(text, reader, "rules").answers()["cloud"] == extract_message(text, reader).answers()["cloud"]
+    assert extract_message(text, None).answers() == extract_message(text, reader, "rules").answers()
+
+
+def test_every_answer_has_a_yes_no_phrase() -> None:
+    for name, values in FIELD_VALUES.items():
+        for value in values:
+            if value != UNKNOWN:
+                question = sounds_like(name, value)
+                assert question.startswith("It sounds like ") and question.endswith(": right?")

@@ -1,0 +1,98 @@
+"""Bad input for extraction and messages not in English: bounded, explained, nothing invented."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from knowledge.recommend.message_checks import is_correction, language_of, shape_of
+from knowledge.recommend.reading import NO_WORDS, NOT_ENGLISH, read_message
+
+
+@pytest.mark.parametrize("text", [
+    "Wir trainieren ein großes Modell mit JAX auf TPUs und unsere Pipeline ist schnell genug.",
+    "Nous entraînons un modèle avec PyTorch sur AWS, est-ce que les TPU sont pour nous ?",
+    "Entrenamos un modelo con PyTorch en AWS y tenemos poco tiempo para las TPU",
+    "我们在谷歌云上用JAX训练大模型，应该用TPU吗？",
+    "Мы обучаем большую модель на PyTorch в AWS",
+])
+def test_messages_not_in_english_are_not_guessed_at(text: str) -> None:
+    reading = read_message(text)
+    assert reading.language == "other" and not reading.read
+    assert reading.stated == {} and reading.implied == {} and reading.confirmations == []
+    assert reading.notes == [NOT_ENGLISH]
+    assert "English" in NOT_ENGLISH and "intake" in NOT_ENGLISH
+
+
+@pytest.mark.parametrize("text", [
+    "JAX GCP 256 chips frozen",
+    "we're a small PyTorch team on AWS, should we look at TPUs?",
+    "Our team uses PyTorch on Azure with 8 A100s; the model changes weekly.",
+    "TPU v5p-512, JAX, Vertex AI, no custom kernels",
+])
+def test_english_and_jargon_are_read(text: str) -> None:
+    assert language_of(text) == "en"
+    assert read_message(text).stated
+
+
+@pytest.mark.parametrize("text", ["1234 5678 90", "🚀🔥😀🙏", "   ", "42", "!!! ??? ..."])
+def test_a_message_without_words_is_not_read_and_says_why(text: str) -> None:
+    reading = read_message(text)
+    assert reading.stated == {} and reading.implied == {} and reading.confirmations == []
+    assert reading.notes == ([NO_WORDS] if text.strip() else [NO_WORDS])
+
+
+def test_a_20000_character_message_is_read_in_part_says_so_and_stays_fast() -> None:
+    text = ("We train a large model in JAX on Google Cloud. " + "Lorem ipsum dolor sit amet. " * 800)[:20000]
+    started = time.perf_counter()
+    reading = read_message(text)
+    elapsed = time.perf_counter() - started
+    assert any("20,000 characters" in n and "first 4,000" in n for n in reading.notes)
+    assert reading.stated["framework"].value == "jax"
+    assert elapsed < 2.0  # bounded: sentences read one by one are capped (message_checks.toml)
+
+
+def test_a_pasted_config_is_flagged_and_only_stated_settings_are_read() -> None:
+    yaml = "trainer:\n  framework: pytorch\n  gpus: 16\n  precision: bf16\ncloud: aws\nlr: 0.0003\n"
+    reading = read_message(yaml)
+    assert shape_of(yaml) == "config"
+    assert any("configuration" in n for n in reading.notes)
+    assert reading.answers().get("framework") == "pytorch"
+    assert set(reading.stated) <= {"framework", "cloud", "scale"}
+    blob = json.dumps({"model": {"name": "llama", "layers": 32}, "optimizer": "adamw", "batch": 512})
+    assert shape_of(blob) == "config"
+    assert read_message(blob).stated == {}
+
+
+def test_contradictory_statements_become_a_question_not_a_pick() -> None:
+    reading = read_message("we're on AWS. we're on GCP.")
+    assert "cloud" not in reading.stated and "cloud" not in reading.implied
+    assert [c.field for c in reading.confirmations] == ["cloud"]
+    assert "?" in reading.confirmations[0].question
+    fw = read_message("We use PyTorch for everything. Our whole codebase is JAX.")
+    assert "framework" not in fw.stated
+    assert any(c.field == "framework" for c in fw.confirmations)
+
+
+def test_training_here_and_serving_there_is_both_not_a_contradiction() -> None:
+    reading = read_message("We train the model ourselves. We also serve it to customers.")
+    assert reading.answers().get("workload") == "both"
+    assert not any(c.field == "workload" for c in reading.confirmations)
+
+
+def test_a_message_naming_every_cloud_asks_instead_of_picking() -> None:
+    reading = read_message("We have credits on AWS, GCP, Azure, Oracle Cloud, CoreWeave and Lambda Labs; we use PyTorch.")
+    assert "cloud" not in reading.answers()
+    asks = [c for c in reading.confirmations if c.field == "cloud"]
+    assert len(asks) == 1 and "multi-cloud" in asks[0].question
+    assert reading.stated["framework"].value == "pytorch"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("no, we're on Azure", True), ("Actually we use JAX", True), ("correction: 64 GPUs", True),
+    ("we're on Azure", False), ("Is JAX faster?", False), ("nobody here writes CUDA", False),
+])
+def test_corrections_are_recognized_by_their_opening(text: str, expected: bool) -> None:
+    assert is_correction(text) is expected
