@@ -273,13 +273,13 @@ def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams
     return bool(topic & set(tokenize(c.text))) or closeness >= params.min_lead_cosine
 
 
-def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False) -> Candidate | None:
-    """The most relevant preferred sentence among the relevant ones, else (unless ``strict``) the
-    most relevant sentence that is no hedge."""
+def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False, wide: bool = False) -> Candidate | None:
+    """The most relevant preferred sentence among the relevant ones (a wider band when ``strict``
+    or ``wide``), else (unless ``strict``) the most relevant sentence that is no hedge."""
     if not pool:
         return None
     top = max(c.relevance for c in pool)
-    preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * (0.6 if strict else 0.8)]
+    preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * (0.6 if strict or wide else 0.8)]
     if preferred or strict:
         return max(preferred, key=lambda c: c.relevance, default=None)
     return max([c for c in pool if not is_hedge(c.text)] or pool, key=lambda c: c.relevance)
@@ -345,7 +345,8 @@ def _plain(
             return verdict and dangling_opener(s) is None and can_lead(s) and fits
 
         # a how-to-fix ask has no answer when no relevant sentence says what to do
-        lead = _lead(cands, answers, strict=kind == "how_to_fix")
+        # a team's trouble told at length: its situation outweighs its ask in relevance
+        lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
     elif intent.name == "definition" and intent.decided_by.startswith("cue"):
         # Only a question worded "what is X" / "what does X stand for" prefers a defining
         # sentence; "who makes TPUs?" (a definition by its nearest prototype) wants the

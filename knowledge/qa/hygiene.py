@@ -42,5 +42,5 @@ def clean_question(raw: str) -> tuple[str, list[str]]:
         # a question pasted after a long log is kept: the log is what gets cut
         tail = re.search(r"[^.?!]{3,300}\?\s*$", text[-300:])
         asked = tail.group(0).strip() if tail else ""
-        text = (text[: MAX_QUESTION_CHARS - len(asked) - 1].rstrip() + " " + asked).strip()
+        text = text[: MAX_QUESTION_CHARS - len(asked) - 1].rstrip() + " " + asked if asked else text[:MAX_QUESTION_CHARS].rstrip()
     return text, notices
