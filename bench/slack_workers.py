@@ -6,7 +6,9 @@ Slack tests stands in for Slack. N signed ``app_mention`` events are released at
 alternating between the workers, and every one is then redelivered as Slack's retry
 (``X-Slack-Retry-Num: 1``) to the *other* worker. Exactly N answers must come out: none
 lost, none twice. Reported: ack p50 and p99 (client side, send to complete response),
-each worker's RSS after the run, and requests that did not get a 200.
+each worker's RSS after the run, and requests that did not get a 200. Then one client
+opens 64 slowloris and 64 slow-body connections to the first worker and the time to
+ack one more signed event and to answer ``/healthz`` is taken (the HTTP front's test).
 
 Run alone: ``python -m bench.slack_workers [--index-dir DIR] [-n 200]``.
 """
@@ -108,6 +110,7 @@ def measure(index_dir: Path, n: int = 200, answer_timeout: float = 600.0) -> dic
         per_thread = Counter(c.body.get("thread_ts") for c in fake.calls("chat.postMessage", ok_only=True))
         wanted = [f"1700000002.{i:06d}" for i in range(n)]
         rss = [_rss_mb(pid) for w in workers for pid in w.worker_pids()]
+        slow = _under_slow_clients(workers[0], event_envelope, BOT_USER_ID)
     finally:
         codes = [w.stop() for w in workers]
         fake.stop()
@@ -124,7 +127,25 @@ def measure(index_dir: Path, n: int = 200, answer_timeout: float = 600.0) -> dic
         "worker_rss_mb": rss,
         "exit_codes": codes,
         "seconds": seconds,
+        **slow,
     }
+
+
+def _under_slow_clients(worker: Any, event_envelope: Callable[..., dict], bot_user: str) -> dict[str, Any]:
+    """Ack and /healthz times while one client holds 64 slowloris and 64 slow-body connections."""
+    from tests.harness.slow_clients import SlowClients, timed_get
+
+    with SlowClients(worker.port, slowloris=64, slow_body=64) as slow:
+        time.sleep(1.0)
+        event = {"type": "app_mention", "user": "UBENCHSLOW", "ts": "1700000003.000001", "channel": "CBENCHW02",
+                 "event_ts": "1700000003.000001", "text": f"<@{bot_user}> {_QUESTIONS[0]}"}
+        status, ack_s = _send(worker.sender, json.dumps(event_envelope(event, event_id="EvBENCHSLOW1")), False)
+        health, health_s = timed_get(f"http://127.0.0.1:{worker.port}/healthz")
+        deadline = time.monotonic() + 15
+        while slow.socks and time.monotonic() < deadline:
+            time.sleep(0.25)
+        return {"slow_ack_status": status, "slow_ack_s": ack_s, "slow_health_status": health, "slow_health_s": health_s,
+                "slow_closed_by_server": slow.closed_by_server, "slow_closed_after_s": 15 - max(0.0, deadline - time.monotonic())}
 
 
 def run_slack_workers(engine: Callable[[], Any], index_dir: Path, *, n: int = 200) -> Section:
@@ -142,9 +163,16 @@ def run_slack_workers(engine: Callable[[], Any], index_dir: Path, *, n: int = 20
                f"alternating between them, then each redelivered as a retry to the other worker."),
         tables=[Table(headers=["events", "requests", "ack p50", "ack p99", "errors", "answers", "lost", "twice", "worker RSS"],
                       rows=[[str(n), str(2 * n), fmt_ms(p50), fmt_ms(p99), str(r["errors"]), str(r["answers"]), str(r["lost"]),
-                             str(r["twice"]), rss]])],
+                             str(r["twice"]), rss]]),
+                Table(headers=["slow connections", "signed ack", "/healthz", "closed by the server"],
+                      rows=[["64 slowloris + 64 slow body", f"{r['slow_ack_status']} in {fmt_ms(r['slow_ack_s'])}",
+                             f"{r['slow_health_status']} in {fmt_ms(r['slow_health_s'])}",
+                             f"{r['slow_closed_by_server']} of 128 within {r['slow_closed_after_s']:.0f} s"]])],
         targets=[Target(name="Exactly once over two workers", goal=f"exactly {n} answers, every request acked",
-                        measured=f"{r['answers']} answers, {r['errors']} errors", holds=r["answers"] == n == r["once"] and not r["errors"])],
+                        measured=f"{r['answers']} answers, {r['errors']} errors", holds=r["answers"] == n == r["once"] and not r["errors"]),
+                 Target(name="Slow clients", goal="a signed event acked within 3 s under 128 slow connections",
+                        measured=f"{r['slow_ack_status']} in {fmt_ms(r['slow_ack_s'])}",
+                        holds=r["slow_ack_status"] == 200 and r["slow_ack_s"] < 3.0)],
         data=r,
         seconds=time.perf_counter() - started,
     )

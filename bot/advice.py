@@ -2,10 +2,16 @@
 
 ``knowledge.qa`` and ``knowledge.recommend`` never import each other, so a question such as
 "we're a small PyTorch team on AWS, should we look at TPUs?" is joined here, above both:
-the QA engine says the question is *situational*, ``profile_from_text`` reads the team's
-situation out of it, and the shared scoring engine gives the verdict. The answer leads with
-the verdict, gives the top cited reasons, and names the unknown answers that could still
-change it. When the text states nothing about the team, the cited QA answer stands as it is.
+``profile_from_text`` reads the team's situation out of it and the shared scoring engine
+gives the verdict.
+
+The engine answers only a *choice for the team* (the ask types ``choice``, or an open
+comparison that describes the team): the answer leads with the verdict, gives the top
+reasons (labelled as the engine's: they are rule explanations, not note sentences), and
+names the unknown answers that could still change it, never one the user stated. Any
+other ask (what's going on, does X matter, is that realistic, what to watch for) keeps
+the cited answer from the notes; when the situation is rich, one closing line adds the
+engine's verdict for it with a pointer to ``/recommend``.
 """
 
 from __future__ import annotations
@@ -69,12 +75,18 @@ _FIRST_PERSON = re.compile(r"\b(we|we'?re|we'?ve|our|ours|us|my team|my company|
 #: A choice question ("... TPU or GPU?") that describes the team's own setup in this many
 #: understood profile fields is answered by the engine, like a situational one.
 MIN_FIELDS_FOR_A_CHOICE = 2
+#: A situation this rich earns a closing line with the engine's verdict under another ask.
+MIN_FIELDS_FOR_A_VERDICT_LINE = 3
+#: Asks the engine answers (knowledge.qa.asks answer types); "" is an answer without an ask type.
+_CHOICE_ASKS = frozenset({"choice", ""})
 
 
 def _describes_the_team(answer: Answer, question: str, understood: int) -> bool:
-    if answer.intent == "situational":
+    if answer.ask not in _CHOICE_ASKS | {"compare"}:
+        return False  # a diagnosis, a "does X matter", a how-to: answered from the notes
+    if answer.intent == "situational" and answer.ask in _CHOICE_ASKS:
         return understood > 0
-    return (answer.intent in ("comparison", "yes_no") and understood >= MIN_FIELDS_FOR_A_CHOICE
+    return (answer.intent in ("comparison", "yes_no", "situational") and understood >= MIN_FIELDS_FOR_A_CHOICE
             and _FIRST_PERSON.search(question) is not None)
 
 
@@ -82,6 +94,21 @@ def not_english(question: str) -> Advice:
     """The reply to a message not in English: said in English, nothing guessed, the intake offered."""
     return Advice(Answer(question=question, answer=NOT_ENGLISH, declined=True, mode="declined",
                          decline_reason="not_english"))
+
+
+def _stated(field: str, question: str) -> bool:
+    """Whether the question names one of the field's values: the user stated it, so it is not open."""
+    values = WorkloadProfile.model_fields[field].annotation
+    words = [str(v).replace("_", " ") for v in getattr(values, "__args__", ()) if isinstance(v, str) and v != "unknown"]
+    low = question.lower()
+    return any(re.search(rf"\b{re.escape(w)}\b", low) for w in words if len(w) > 3)
+
+
+def _verdict_line(answer: Answer, question: str, profile: WorkloadProfile, rec: Recommendation) -> Advice:
+    """The notes' answer, closed by one line with the engine's verdict for the stated situation."""
+    line = (f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]} "
+            "(run /recommend for the reasons and what could change it).")
+    return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), profile, rec)
 
 
 def advise_answer(answer: Answer, question: str, reading: MessageReading | None = None) -> Advice:
@@ -92,11 +119,14 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     pod; TPU or GPU?") goes there too when it speaks of the team and states at least two
     profile answers: the general notes would answer a question nobody asked.
     """
-    if answer.intent not in ("situational", "comparison", "yes_no"):
+    if answer.declined or answer.ask == "multi" or answer.intent not in ("situational", "comparison", "yes_no", "why", "how"):
         return Advice(answer)
     reading = reading if reading is not None else read_message(question)
     if not _describes_the_team(answer, question, len(reading.stated)):
-        return Advice(answer)  # nothing about the team was stated: the cited notes answer it
+        if len(reading.stated) >= MIN_FIELDS_FOR_A_VERDICT_LINE and _FIRST_PERSON.search(question):
+            profile = reading.profile()
+            return _verdict_line(answer, question, profile, recommend(profile))
+        return Advice(answer)  # nothing about the team was stated, or another ask: the cited notes answer it
     profile = reading.profile()
     rec = recommend(profile)
     understood = ", ".join(f"{f.replace('_', ' ')} {e.value.replace('_', ' ')}" for f, e in reading.stated.items())
@@ -117,11 +147,12 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
             continue
         text = reason.sentence
         sentences.append(AnswerSentence(text=text, chunk_id=cites[0].chunk_id, role="answer"))
-        head = "On the other side: " if reason.direction == "against" else ""
+        head = "The engine's reason against: " if reason.direction == "against" else "The engine's reason: "
         parts.append(f"{head}{text} " + " ".join(f"[{c.chunk_id}]" for c in cites[:2]))
         for c in cites[:2]:
             citations.setdefault(c.chunk_id, c)
-    open_fields = rec.next_questions[:MAX_OPEN_QUESTIONS]
+    open_fields = [f for f in rec.next_questions
+                   if f not in reading.stated and f not in reading.implied and not _stated(f, question)][:MAX_OPEN_QUESTIONS]
     if open_fields:
         parts.append("Still open, and able to change this: " + ", ".join(f.replace("_", " ") for f in open_fields) + ".")
     for confirm in reading.confirmations[:1]:

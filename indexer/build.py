@@ -20,6 +20,7 @@ from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import Chunk, ChunkParams
 from indexer.corpus import catalog, load_corpus
 from indexer.embedder import MODEL_PACKAGE, Embedder
+from indexer.forms import StoredSentenceForms, forms_sha256, read_forms
 from indexer.ondisk import (
     FORMAT_VERSION,
     Manifest,
@@ -82,7 +83,9 @@ def recorded_sources_dir(index_dir: Path) -> Path | None:
     return Path(recorded) if recorded else None
 
 
-def _why_stale(manifest: Manifest, sources_dir: Path, current: dict[str, str], params: ChunkParams) -> str | None:
+def _why_stale(
+    manifest: Manifest, sources_dir: Path, current: dict[str, str], params: ChunkParams, forms_sha: str
+) -> str | None:
     """Why an index with this manifest does not match these sources (hashed as ``current``)."""
     if manifest.chunker != params:
         return "chunking parameters changed"
@@ -97,6 +100,8 @@ def _why_stale(manifest: Manifest, sources_dir: Path, current: dict[str, str], p
         changed = sorted(set(stored.items()) ^ set(current.items()))
         names = sorted({name for name, _ in changed})
         return "sources changed: " + ", ".join(names)
+    if manifest.forms_sha256 != forms_sha:
+        return "question forms changed"
     return None
 
 
@@ -125,7 +130,8 @@ def staleness(index_dir: Path, sources_dir: Path | None = None, params: ChunkPar
             return None
         sources_dir = Path(manifest.sources_dir)
     current = _source_hashes(sources_dir) if sources_dir.is_dir() else {}
-    return _why_stale(manifest, sources_dir, current, params or ChunkParams())
+    forms_sha = forms_sha256(sources_dir) if sources_dir.is_dir() else ""
+    return _why_stale(manifest, sources_dir, current, params or ChunkParams(), forms_sha)
 
 
 def _package_version() -> str:
@@ -152,19 +158,24 @@ def _previous_vectors(index_dir: Path, model_id: str) -> dict[str, np.ndarray]:
             known[sha] = store.sentence_vectors[chunk.sentence_start + k]
         if chunk.heading_row >= 0:
             known[text_sha(chunk.heading_path[-1])] = store.heading_vectors[chunk.heading_row]
+    for entry in store.forms:
+        for k, form in enumerate(entry.forms):
+            known[text_sha(form)] = store.form_vectors[entry.row + k]
     return known
 
 
 class _Texts:
     """Everything a build embeds, in index order, with the sha each vector is keyed by."""
 
-    def __init__(self, chunks: list[Chunk]) -> None:
+    def __init__(self, chunks: list[Chunk], forms: list[StoredSentenceForms] | None = None) -> None:
         self.chunks = chunks
+        self.form_entries = forms or []
+        self.forms = [f for entry in self.form_entries for f in entry.forms]
         self.embed = [c.embed_text for c in chunks]
         self.sentences = [s for c in chunks for s in c.sentences]
         # Section headings say what the notes cover; their vectors back abstention.
         self.headings = list(dict.fromkeys(c.heading_path[-1] for c in chunks if c.heading_path))
-        self.all = self.embed + self.sentences + self.headings
+        self.all = self.embed + self.sentences + self.headings + self.forms
         self.shas = [text_sha(t) for t in self.all]
 
 
@@ -178,6 +189,24 @@ def _embed_missing(texts: _Texts, known: dict[str, np.ndarray], embedder: Embedd
     if todo:
         vectors.update(zip(todo.keys(), embedder.encode(list(todo.values()), progress=progress)))
     return vectors, len(todo)
+
+
+def _form_entries(sources_dir: Path) -> list[StoredSentenceForms]:
+    """Every sentence's forms, in file order, with the row its first form takes."""
+    out: list[StoredSentenceForms] = []
+    row = 0
+    for entries in read_forms(sources_dir).values():
+        for e in entries:
+            out.append(StoredSentenceForms(sentence=e.text, lead=e.lead, forms=list(e.forms), row=row))
+            row += len(e.forms)
+    return out
+
+
+def _form_matrix(texts: _Texts, vectors: dict[str, np.ndarray], dim: int) -> np.ndarray:
+    out = np.zeros((len(texts.forms), dim), dtype=np.float32)
+    for i, form in enumerate(texts.forms):
+        out[i] = vectors[text_sha(form)]
+    return out
 
 
 def _assemble(texts: _Texts, vectors: dict[str, np.ndarray], dim: int) -> tuple[list[StoredChunk], np.ndarray, np.ndarray, np.ndarray]:
@@ -213,6 +242,7 @@ def _assemble(texts: _Texts, vectors: dict[str, np.ndarray], dim: int) -> tuple[
 def _manifest(
     sources: list[Source], sources_dir: Path, texts: _Texts, embedder: Embedder, params: ChunkParams, kind: str,
     encoder_cache: Path | None,
+    forms_sha: str = "",
 ) -> Manifest:
     per_source: dict[str, int] = {}
     for c in texts.chunks:
@@ -236,16 +266,20 @@ def _manifest(
         n_headings=len(texts.headings),
         probe=[float(x) for x in embedder.probe()],
         encoder=export_query_encoder(embedder, encoder_cache),
+        forms_sha256=forms_sha,
+        n_forms=len(texts.forms),
     )
 
 
-def _fresh_index_type(index_dir: Path, sources: list[Source], sources_dir: Path, params: ChunkParams) -> str | None:
+def _fresh_index_type(
+    index_dir: Path, sources: list[Source], sources_dir: Path, params: ChunkParams, forms_sha: str
+) -> str | None:
     """The live index's type when it already matches these sources, else None. Call under the lock."""
     manifest = _live_manifest(index_dir)
     if isinstance(manifest, str):
         return None
     current = {s.file: s.sha256 for s in sources}  # hashed while parsing: the files are not read again
-    return manifest.index_type if _why_stale(manifest, sources_dir, current, params) is None else None
+    return manifest.index_type if _why_stale(manifest, sources_dir, current, params, forms_sha) is None else None
 
 
 def build_index(
@@ -266,9 +300,10 @@ def build_index(
     params = params or ChunkParams()
     started = time.perf_counter()
     sources, chunks = load_corpus(sources_dir, params)  # validates everything before any write
-    texts = _Texts(chunks)
+    forms_sha = forms_sha256(sources_dir)
+    texts = _Texts(chunks, _form_entries(sources_dir))
     with index_lock(index_dir):
-        fresh_kind = None if rebuild else _fresh_index_type(index_dir, sources, sources_dir, params)
+        fresh_kind = None if rebuild else _fresh_index_type(index_dir, sources, sources_dir, params, forms_sha)
         if fresh_kind is not None:  # nothing changed: answered without loading the model
             embedded, reused, kind = 0, len(set(texts.all)), fresh_kind
         else:
@@ -277,8 +312,11 @@ def build_index(
             reused = len(set(texts.shas)) - embedded
             stored, chunk_vecs, sent_vecs, head_vecs = _assemble(texts, vectors, embedder.dim)
             kind = index_type or choose_index_type(len(chunks))
-            manifest = _manifest(sources, sources_dir, texts, embedder, params, kind, encoder_cache)
-            write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, build_ann(chunk_vecs, kind))
+            manifest = _manifest(sources, sources_dir, texts, embedder, params, kind, encoder_cache, forms_sha)
+            write_generation(
+                index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, build_ann(chunk_vecs, kind),
+                forms=texts.form_entries, form_vectors=_form_matrix(texts, vectors, embedder.dim),
+            )
     return BuildReport(
         sources=len(sources),
         chunks=len(chunks),

@@ -11,6 +11,8 @@ Layout under the index dir::
         sentence_vectors.npy (n_sentences, dim) float32, in chunk order
         heading_vectors.npy (n_headings, dim) float32, one per distinct section heading
         index.faiss         the ANN index over chunk vectors
+        forms.jsonl         question forms per note sentence (optional, see indexer.forms)
+        form_vectors.npy    (n_forms, dim) float32, the forms in forms.jsonl order
 
 A build writes a new generation in full, then swaps ``CURRENT``: a reader sees the old
 index or the new one, never half of each.
@@ -33,6 +35,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError
 from indexer.chunking import Chunk, ChunkParams
+from indexer.forms import StoredSentenceForms
 from indexer.locking import index_lock
 
 __all__ = [
@@ -62,6 +65,8 @@ _FILES = (
     "heading_vectors.npy",
     "index.faiss",
 )
+#: Written by builds that had question forms; an older generation simply has none.
+_FORM_FILES = ("forms.jsonl", "form_vectors.npy")
 
 
 class ModelInfo(BaseModel):
@@ -118,6 +123,9 @@ class Manifest(BaseModel):
     probe: list[float]
     #: None for an index built before the query path moved to ONNX
     encoder: QueryEncoderInfo | None = None
+    #: hash of the question-forms files embedded (indexer.forms.forms_sha256); "" for none
+    forms_sha256: str = ""
+    n_forms: int = 0
 
 
 class StoredChunk(Chunk):
@@ -143,6 +151,8 @@ class Store(BaseModel):
     sentence_vectors: np.ndarray
     heading_vectors: np.ndarray
     index: faiss.Index
+    forms: list[StoredSentenceForms] = Field(default_factory=list)
+    form_vectors: np.ndarray = Field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
 
     def by_id(self) -> dict[str, StoredChunk]:
         return {c.chunk_id: c for c in self.chunks}
@@ -311,6 +321,16 @@ def load_store(index_dir: Path) -> Store:
             ("heading_vectors.npy", manifest.n_headings),
         )
     }
+    forms: list[StoredSentenceForms] = []
+    form_vectors = np.zeros((0, dim), dtype=np.float32)
+    if "forms.jsonl" in manifest.files:
+        try:
+            buf = _verified_bytes(gen / "forms.jsonl", manifest)
+            forms = [StoredSentenceForms.model_validate_json(line) for line in buf.splitlines() if line.strip()]
+        except (ValidationError, ValueError, UnicodeDecodeError):
+            raise IndexCorruptError(f"{gen / 'forms.jsonl'} is corrupt", hint=REBUILD_HINT) from None
+        path = gen / "form_vectors.npy"
+        form_vectors = _parse_array(path, _verified_bytes(path, manifest), manifest.n_forms, dim)
     return Store(
         path=gen,
         manifest=manifest,
@@ -319,6 +339,8 @@ def load_store(index_dir: Path) -> Store:
         sentence_vectors=arrays["sentence_vectors.npy"],
         heading_vectors=arrays["heading_vectors.npy"],
         index=_read_faiss(gen / "index.faiss", manifest),
+        forms=forms,
+        form_vectors=form_vectors,
     )
 
 
@@ -331,6 +353,8 @@ def write_generation(
     heading_vectors: np.ndarray,
     index: faiss.Index,
     *,
+    forms: list[StoredSentenceForms] | None = None,
+    form_vectors: np.ndarray | None = None,
     keep: int = 1,
 ) -> Path:
     """Write a complete generation, then make it live. Caller holds :func:`index_lock`."""
@@ -346,11 +370,17 @@ def write_generation(
         np.save(tmp / "sentence_vectors.npy", np.ascontiguousarray(sentence_vectors, dtype=np.float32), allow_pickle=False)
         np.save(tmp / "heading_vectors.npy", np.ascontiguousarray(heading_vectors, dtype=np.float32), allow_pickle=False)
         faiss.write_index(index, str(tmp / "index.faiss"))
-        payload = [f for f in _FILES if f != "manifest.json"]
+        names: tuple[str, ...] = _FILES
+        if forms is not None and form_vectors is not None:
+            with open(tmp / "forms.jsonl", "w", encoding="utf-8") as fh:
+                fh.writelines(f.model_dump_json() + "\n" for f in forms)
+            np.save(tmp / "form_vectors.npy", np.ascontiguousarray(form_vectors, dtype=np.float32), allow_pickle=False)
+            names = _FILES + _FORM_FILES
+        payload = [f for f in names if f != "manifest.json"]
         files = {f: (tmp / f).stat().st_size for f in payload}
         manifest = manifest.model_copy(update={"files": files, "sha256": {f: _file_sha256(tmp / f) for f in payload}})
         (tmp / "manifest.json").write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
-        for f in _FILES:
+        for f in names:
             with open(tmp / f, "rb") as fh:
                 os.fsync(fh.fileno())
         gen = index_dir / name

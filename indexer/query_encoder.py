@@ -20,6 +20,7 @@ it says why in one line on stderr and falls back to the sentence-transformers
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -86,9 +87,18 @@ def _max_seq_length(directory: Path) -> int:
     return int(config["max_seq_length"])
 
 
+#: onnxruntime >= 1.32 ships a 1DS telemetry client that resolves ``mobile.events.data.microsoft.com``
+#: from native code a few seconds after a session is created. ``disable_telemetry_events()`` left
+#: some of those lookups; this variable, read by the native library, left none (strace, see
+#: docs/slack.md). It must be in the environment before the first session is built.
+TELEMETRY_ENV = ("ORT_DISABLE_TELEMETRY", "1")
+
+
 def _new_session(path: str) -> Any:
+    os.environ[TELEMETRY_ENV[0]] = TELEMETRY_ENV[1]  # offline by design: no native network calls
     import onnxruntime as ort
 
+    ort.disable_telemetry_events()
     options = ort.SessionOptions()
     options.log_severity_level = 3  # onnxruntime's warnings are not for hwbot's users
     # One thread: hwbot's processes share one core (DESIGN), and on a loaded machine a

@@ -8,6 +8,6 @@ listeners live in :mod:`.answering` (mentions, DMs, thread follow-ups), :mod:`.a
 "Ask the experts", the intake modal) and :mod:`.card` (the recommendation card's what-if
 menus). :mod:`.replies` turns a question into a posted answer. Rendering is in
 :mod:`.blocks`, :mod:`.recommend_blocks` and :mod:`.modal`; exactly-once delivery in
-:mod:`.dedupe` and :mod:`.durable`; HTTP mode (gunicorn + Bolt's WSGI adapter) in
-:mod:`.wsgi`. Nothing here is imported by ``knowledge`` or ``indexer``.
+:mod:`.dedupe` and :mod:`.durable`; HTTP mode in :mod:`.server` (gunicorn's asyncio
+ASGI worker), :mod:`.front` (the ASGI app) and :mod:`.gate` (checks over raw bytes). Nothing here is imported by ``knowledge`` or ``indexer``.
 """

@@ -32,7 +32,7 @@ from bot.slack.dedupe import Claim, event_keys
 from bot.slack.durable import PendingRecord, PendingWork
 from bot.slack.mrkdwn import mentions_user, to_plain
 from bot.slack.posting import add_reaction, answer_metadata, api_error, find_earlier_answer, post, remove_reaction
-from bot.slack.replies import answer_to_message
+from bot.slack.replies import answer_to_message, bind_posted
 from bot.slack.runtime import SlackRuntime
 from bot.slack.threads import ThreadMemory
 from common.errors import HwbotError
@@ -95,7 +95,7 @@ class Job:
     text: str
     bot_user_id: str | None
     #: who asked: what they say about their team is remembered per channel and person
-    user: str | None = None
+    user: str = ""
 
     @property
     def keys(self) -> list[str]:
@@ -114,7 +114,7 @@ class Job:
         text = event.get("text")
         user = event.get("user")
         return cls(kind, str(event_id) if isinstance(event_id, str) else None, channel, ts, reply_thread,
-                   text if isinstance(text, str) else "", bot_user_id, user if isinstance(user, str) else None)
+                   text if isinstance(text, str) else "", bot_user_id, user if isinstance(user, str) else "")
 
 
 class MessageEvents:
@@ -223,7 +223,8 @@ class MessageEvents:
         """The message to post, and a one-line summary for the log (ids and sizes only)."""
         try:
             memory = f"{job.channel}:{job.user}" if job.user else None
-            answer, message = answer_to_message(self.runtime, question, echo_question=False, memory_key=memory)
+            answer, message = answer_to_message(self.runtime, question, echo_question=False, channel=job.channel, user=job.user,
+                                                memory_key=memory)
         except HwbotError as exc:
             log.warning("could not answer a %s in %s: %s", job.kind, job.channel, type(exc).__name__)
             return text_message(f"Sorry, I could not answer that: {exc.one_line()}"), ""
@@ -242,14 +243,15 @@ class MessageEvents:
         if job.reply_thread:
             self.runtime.threads.remember(job.channel, job.reply_thread)
         try:
-            post(client, job.channel, message, thread_ts=job.reply_thread,
-                 metadata=answer_metadata(job.event_id, job.channel, job.ts))
+            posted = post(client, job.channel, message, thread_ts=job.reply_thread,
+                          metadata=answer_metadata(job.event_id, job.channel, job.ts))
         except SlackApiError as exc:
             # Not answered: free the claim so Slack's own retry of this event can try again.
             claim.release()
             self.pending.finish(job.event_id)
             log.warning("could not post the answer to a %s in %s: %s", job.kind, job.channel, api_error(exc))
             return False
+        bind_posted(self.runtime, message, posted, job.channel)
         claim.done()
         self.pending.finish(job.event_id)
         return True

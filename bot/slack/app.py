@@ -8,6 +8,7 @@ client and nowhere else.
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from urllib.error import URLError
@@ -21,11 +22,12 @@ from bot.slack.answering import MessageEvents
 from bot.slack.assistant import register_assistant
 from bot.slack.card import CardActions
 from bot.slack.commands import SlashCommand
-from bot.slack.durable import Heartbeat, RecoveryLoop
+from bot.slack.durable import Heartbeat, PendingRecord, RecoveryLoop
 from bot.slack.interactions import FeedbackButtons, IntakeSubmission
 from bot.slack.logs import framework_logger
 from bot.slack.posting import api_error
 from bot.slack.runtime import SlackRuntime
+from bot.state import StateUnavailable
 from common.errors import ConfigError, HwbotError
 from common.slack_settings import SlackSettings
 
@@ -39,6 +41,8 @@ __all__ = [
     "token_rejected",
     "RATE_LIMIT_RETRIES",
 ]
+
+log = logging.getLogger("hwbot.slack")
 
 #: How many times one Web API call is retried after a 429.
 RATE_LIMIT_RETRIES = 3
@@ -101,6 +105,16 @@ def verify_app_token(client: WebClient, settings: SlackSettings) -> None:
         raise HwbotError(f"cannot reach the Slack Web API at {settings.base_url()}: {reason}") from None
 
 
+def _one_line_errors(error: Exception, body: dict) -> None:
+    """Bolt's last resort for a listener that raised: one log line, no traceback.
+
+    A state outage is not logged here: the store logs it once per outage.
+    """
+    if not isinstance(error, StateUnavailable):
+        kind = body.get("type") if isinstance(body, dict) else None
+        log.error("a listener failed on a %s request: %s", kind, type(error).__name__)
+
+
 @dataclass
 class SlackWorker:
     """One worker's app plus its background duties: the heartbeat, recovery, and a drain on stop."""
@@ -109,14 +123,27 @@ class SlackWorker:
     runtime: SlackRuntime
     events: MessageEvents
     executor: Executor
+    command: SlashCommand | None = None
     heartbeat: Heartbeat | None = field(default=None, init=False)
     recovery: RecoveryLoop | None = field(default=None, init=False)
 
     def start(self) -> "SlackWorker":
         """Say this worker is alive, and start finishing dead workers' pending work."""
         self.heartbeat = Heartbeat(self.runtime.state, self.runtime.worker_id).start()
-        self.recovery = RecoveryLoop(self.events.pending, self.events.recover).start()
+        self.recovery = RecoveryLoop(self.events.pending, self.recover).start()
         return self
+
+    def recover(self, key: str, record: PendingRecord, dead_owner: str) -> None:
+        """Finish one dead worker's pending record: a ``/hwbot ask``, or a message event."""
+        if record.get("kind") == "command" and self.command is not None:
+            self.command.recover(key, record, dead_owner)
+        else:
+            self.events.recover(key, record, dead_owner)
+
+    def health(self) -> str | None:
+        """None when this worker can answer with shared state, else a one-line reason (``/healthz``)."""
+        check = getattr(self.runtime.state, "health", None)
+        return check() if callable(check) else None
 
     def drain(self) -> None:
         """Finish in-flight work (SIGTERM), then stop the heartbeat: nothing is left pending."""
@@ -160,12 +187,14 @@ def build_worker(
     )
     events = MessageEvents(runtime)
     events.register(app)
-    SlashCommand(runtime).register(app)
+    command = SlashCommand(runtime)
+    command.register(app)
     FeedbackButtons(runtime).register(app)
     IntakeSubmission(runtime).register(app)
     CardActions(runtime).register(app)
     register_assistant(app, runtime, events)
-    return SlackWorker(app, runtime, events, pool)
+    app.error(_one_line_errors)
+    return SlackWorker(app, runtime, events, pool, command)
 
 
 def build_app(

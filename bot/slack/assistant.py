@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import ActionsBlock, ButtonElement, PlainTextObject
 
 from bot.slack.blocks import SlackMessage, echo_text, section
 from bot.slack.modal import intake_view
+from bot.slack.mrkdwn import to_plain
 from bot.slack.posting import api_error, post
 from bot.slack.runtime import SlackRuntime
 
@@ -51,6 +52,18 @@ def open_intake_message() -> SlackMessage:
     return SlackMessage(text="Open the recommendation form", blocks=[intro.to_dict(), button.to_dict()])
 
 
+def thread_title(text: str, bot_user_id: str | None = None) -> str:
+    """A title from the first question: plain words, no ``<!here>``, ``<!channel>`` or ``<@U…>`` markup.
+
+    Slack-encoded mentions become their readable names without the ``@``, so a title can
+    neither ping anyone nor look like it did.
+    """
+    plain = to_plain(text, bot_user_id)
+    for marker in ("@here", "@channel", "@everyone"):
+        plain = plain.replace(marker, marker[1:])
+    return echo_text(" ".join(plain.replace("<", "").replace(">", "").split()), _TITLE_LIMIT) or "Question"
+
+
 def register_assistant(app: App, runtime: SlackRuntime, events: "MessageEvents | None" = None) -> None:
     """Add the assistant middleware and the "Open the form" button to ``app``."""
     assistant = Assistant(logger=logging.getLogger("hwbot.slack.framework.assistant"))
@@ -72,7 +85,7 @@ def register_assistant(app: App, runtime: SlackRuntime, events: "MessageEvents |
         text = " ".join(str(payload.get("text") or "").split())
         try:
             if payload.get("thread_ts") and text:
-                set_title(echo_text(text, _TITLE_LIMIT))
+                set_title(thread_title(text, context.bot_user_id))
             set_status(WORKING_STATUS)
         except SlackApiError as exc:
             log.warning("could not set the assistant status: %s", api_error(exc))

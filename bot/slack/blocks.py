@@ -82,6 +82,8 @@ class SlackMessage:
 
     text: str
     blocks: list[dict[str, Any]] = field(default_factory=list)
+    #: ``(kind, id)`` of the answer and card ids its buttons carry, bound to the message once posted.
+    issued: tuple[tuple[str, str], ...] = ()
 
 
 def _escaped_len(text: str) -> int:

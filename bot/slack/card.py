@@ -11,9 +11,11 @@ the recommendation message plus:
 - a **Refine** button that opens the intake modal pre-filled with the same answers.
 
 The profile lives server-side in the shared state under a random card id, which is all
-the menus and the button carry. A click never makes us trust the message it came
-from: the value is checked against the questionnaire, and the card is rebuilt from the
-stored profile.
+the menus and the button carry, together with its origin (:mod:`bot.slack.origin`): the
+channel and message the card was posted as, and the person it was made for. A click
+never makes us trust the message it came from: a click from another message, channel
+or person is refused with an ephemeral note, the value is checked against the
+questionnaire, and the card is rebuilt from the stored profile.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import logging
 import uuid
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
 from slack_bolt import Ack, App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -29,13 +32,15 @@ from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, Option, 
 
 from bot.slack.blocks import MAX_BLOCKS, SlackMessage, context
 from bot.slack.modal import intake_view
-from bot.slack.posting import api_error
+from bot.slack.origin import ELSEWHERE, Origin
+from bot.slack.posting import api_error, respond_via
 from bot.slack.recommend_blocks import recommendation_message
 from bot.slack.runtime import SlackRuntime
+from bot.state import StateUnavailable
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile
 from knowledge.recommend.recommendation import Recommendation
 
-__all__ = ["card_message", "whatif_controls", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE"]
+__all__ = ["card_message", "whatif_controls", "bind_card", "CardActions", "ACTION_WHATIF_PREFIX", "ACTION_REFINE", "UNAVAILABLE"]
 
 log = logging.getLogger("hwbot.slack.card")
 
@@ -46,6 +51,12 @@ _CARD_TTL = 30 * 24 * 3600.0
 _OPTION_LIMIT = 75
 #: Slack allows 25 elements in one actions block; a few per block keep the layout readable.
 _PER_ROW = 4
+UNAVAILABLE = "hwbot's storage is unavailable right now, so nothing was changed. Please try again in a minute."
+
+
+class StoredCard(BaseModel):
+    profile: WorkloadProfile
+    origin: Origin
 
 
 def _clip(text: str) -> str:
@@ -70,23 +81,49 @@ def _controls(runtime: SlackRuntime, card_id: str, profile: WorkloadProfile) -> 
     return rows
 
 
-def whatif_controls(runtime: SlackRuntime, profile: WorkloadProfile, card_id: str | None = None) -> list[dict[str, Any]]:
-    """Store the profile under ``card_id`` (new if None); the menus and Refine button that act on it.
+def whatif_controls(
+    runtime: SlackRuntime, profile: WorkloadProfile, card_id: str | None = None, *, channel: str = "", user: str = "",
+    origin: Origin | None = None,
+) -> tuple[str, list[dict[str, Any]]]:
+    """Store the profile under ``card_id`` (new if None) for ``origin`` (or channel and user, not yet posted).
 
-    A situational answer carries these too: a change turns that answer into the full card.
+    Returns the card id and the menus and Refine button that act on it. A situational
+    answer carries these too: a change turns that answer into the full card.
     """
     card_id = card_id or uuid.uuid4().hex
-    runtime.state.put(_CARDS, card_id, profile.model_dump_json(), ttl=_CARD_TTL)
+    stored = StoredCard(profile=profile, origin=origin or Origin(channel=channel, user=user))
+    runtime.state.put(_CARDS, card_id, stored.model_dump_json(), ttl=_CARD_TTL)
     lead = context(["_Change any answer to see the verdict change:_"])
-    return [b.to_dict() for b in [*lead, *_controls(runtime, card_id, profile)]]
+    return card_id, [b.to_dict() for b in [*lead, *_controls(runtime, card_id, profile)]]
 
 
-def card_message(runtime: SlackRuntime, profile: WorkloadProfile, rec: Recommendation, card_id: str | None = None) -> SlackMessage:
-    """Store the profile under ``card_id`` (new if None) and render the card."""
-    controls = whatif_controls(runtime, profile, card_id)
+def bind_card(runtime: SlackRuntime, card_id: str, channel: str, ts: str) -> None:
+    """The card was posted as message ``ts`` in ``channel``: only clicks from there count."""
+
+    def step(raw: str | None) -> str | None:
+        if raw is None:
+            return None
+        card = StoredCard.model_validate_json(raw)
+        return card.model_copy(update={"origin": Origin(channel=channel, ts=ts, user=card.origin.user)}).model_dump_json()
+
+    runtime.state.update(_CARDS, card_id, step, ttl=_CARD_TTL)
+
+
+def card_message(
+    runtime: SlackRuntime, profile: WorkloadProfile, rec: Recommendation, card_id: str | None = None, *,
+    channel: str = "", user: str = "", origin: Origin | None = None,
+) -> SlackMessage:
+    """Store the profile under ``card_id`` (new if None) and render the card.
+
+    While the state store is unavailable the card goes out without its menus.
+    """
     base = recommendation_message(rec, profile, runtime.questionnaire)
+    try:
+        card_id, controls = whatif_controls(runtime, profile, card_id, channel=channel, user=user, origin=origin)
+    except StateUnavailable:
+        return base
     blocks = base.blocks[: MAX_BLOCKS - len(controls)] + controls
-    return SlackMessage(text=base.text, blocks=blocks)
+    return SlackMessage(text=base.text, blocks=blocks, issued=(("card", card_id),))
 
 
 class CardActions:
@@ -100,28 +137,44 @@ class CardActions:
             app.action(f"{ACTION_WHATIF_PREFIX}{field}")(self.on_change)
         app.action(ACTION_REFINE)(self.on_refine)
 
-    def _profile(self, card_id: str) -> WorkloadProfile | None:
-        raw = self.runtime.state.get(_CARDS, card_id)
+    def _card(self, card_id: str, body: dict) -> StoredCard | None:
+        """The stored card, if the click comes from where it was posted and from its person.
+
+        Otherwise the clicker is told (ephemerally) and None is returned.
+        """
         try:
-            return WorkloadProfile.model_validate_json(raw) if raw else None
-        except ValueError:
+            raw = self.runtime.state.get(_CARDS, card_id) if card_id else None
+        except StateUnavailable:
+            respond_via(body.get("response_url"), text=UNAVAILABLE, response_type="ephemeral", replace_original=False)
             return None
+        try:
+            card = StoredCard.model_validate_json(raw) if raw else None
+        except (ValueError, ValidationError):
+            card = None
+        if card is not None and not card.origin.allows(body, same_user=True):
+            log.info("refused a card action from another conversation or person (card %s)", card_id)
+            respond_via(body.get("response_url"), text=ELSEWHERE, response_type="ephemeral", replace_original=False)
+            return None
+        return card
 
     def on_change(self, ack: Ack, body: dict, action: dict, client: WebClient) -> None:
         ack()
         field = str(action.get("action_id") or "")[len(ACTION_WHATIF_PREFIX):]
         selected: dict = action.get("selected_option") if isinstance(action.get("selected_option"), dict) else {}  # type: ignore[assignment]
         card_id, _, value = str(selected.get("value") or "").partition("|")
-        profile = self._profile(card_id)
         allowed = set(FIELD_VALUES.get(field, ())) | {UNKNOWN}
-        container: dict = body.get("container") if isinstance(body.get("container"), dict) else {}  # type: ignore[assignment]
-        channel, ts = container.get("channel_id"), container.get("message_ts")
-        if profile is None or value not in allowed or not isinstance(channel, str) or not isinstance(ts, str):
-            log.info("ignored a what-if change on an unknown card or with an unknown value")
+        if value not in allowed:
+            log.info("ignored a what-if change with an unknown value")
             return
-        changed = profile.model_validate({**profile.model_dump(), field: value})
+        card = self._card(card_id, body)
+        if card is None:
+            return
+        changed = card.profile.model_validate({**card.profile.model_dump(), field: value})
         rec = self.runtime.engine.recommend(changed)
-        message = card_message(self.runtime, changed, rec, card_id)
+        channel, ts = card.origin.channel, card.origin.ts
+        if not ts:
+            return  # an unposted card has no message to change
+        message = card_message(self.runtime, changed, rec, card_id, origin=card.origin)
         try:
             client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
             log.info("re-scored card %s after a change of %s: %s", card_id, field, rec.recommendation)
@@ -130,12 +183,11 @@ class CardActions:
 
     def on_refine(self, ack: Ack, body: dict, action: dict, client: WebClient) -> None:
         ack()
-        profile = self._profile(str(action.get("value") or ""))
+        card = self._card(str(action.get("value") or ""), body)
         trigger = body.get("trigger_id")
-        if profile is None or not isinstance(trigger, str):
+        if card is None or not isinstance(trigger, str):
             return
-        channel = (body.get("container") or {}).get("channel_id") if isinstance(body.get("container"), dict) else None
         try:
-            client.views_open(trigger_id=trigger, view=intake_view(channel, self.runtime.questionnaire, initial=profile))
+            client.views_open(trigger_id=trigger, view=intake_view(card.origin.channel, self.runtime.questionnaire, initial=card.profile))
         except SlackApiError as exc:
             log.warning("views.open failed: %s", api_error(exc))

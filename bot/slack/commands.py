@@ -9,6 +9,10 @@ in a Bolt *lazy* listener after the ack has been sent.
 An answer is posted to the channel as a normal message (so it can carry feedback
 buttons and a thread); if the bot is not in that conversation it is sent back to the
 asker through the command's ``response_url`` instead, visible only to them.
+
+An ``ask`` is durable work like a mention (:mod:`bot.slack.durable`): it is recorded as
+pending before the ack, claimed by its ``trigger_id`` when answered, and finished by
+another worker if this one dies in between.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.slack.blocks import template_message, text_message
+from bot.slack.durable import PendingRecord, PendingWork
 from bot.slack.modal import intake_view
 from bot.slack.mrkdwn import to_plain
 from bot.slack.posting import api_error, post, respond_via
-from bot.slack.replies import answer_to_message, remembered
+from bot.slack.replies import answer_to_message, bind_posted, remembered
 from bot.slack.runtime import SlackRuntime
 from common.errors import HwbotError
 
@@ -44,6 +49,8 @@ NOT_ALLOWED = "hwbot is not enabled in this channel. Try it in a direct message,
 WORKING = "Looking that up in the notes…"
 USAGE_ASK = "Usage: `/hwbot ask <question>`, for example `/hwbot ask when is a TPU better than a GPU?`"
 #: Errors meaning "the bot cannot post here": fall back to a private reply via response_url.
+#: Pending work and claims of ``/hwbot ask`` are keyed ``command:<trigger_id>``.
+PENDING_PREFIX = "command:"
 _CANNOT_POST = frozenset({"not_in_channel", "channel_not_found", "is_archived", "restricted_action", "cannot_dm_bot"})
 
 
@@ -64,9 +71,18 @@ class SlashCommand:
 
     def __init__(self, runtime: SlackRuntime) -> None:
         self.runtime = runtime
+        self.pending = PendingWork(runtime.state, runtime.worker_id)
+        self._client: WebClient | None = None
 
     def register(self, app: App) -> None:
+        self._client = app.client
         app.command(COMMAND)(ack=self.acknowledge, lazy=[self.answer_later])
+
+    @staticmethod
+    def work_key(command: dict) -> str | None:
+        """The pending-work and claim key of one ``/hwbot ask`` (its trigger id is unique)."""
+        trigger = command.get("trigger_id")
+        return f"{PENDING_PREFIX}{trigger}" if isinstance(trigger, str) and trigger else None
 
     def acknowledge(self, ack: Ack, command: dict, client: WebClient) -> None:
         sub, rest = parse_command(str(command.get("text") or ""))
@@ -86,6 +102,10 @@ class SlashCommand:
         if not rest:
             ack(text=USAGE_ASK, response_type="ephemeral")
             return
+        key = self.work_key(command)
+        if key:
+            fields = ("channel_id", "user_id", "team_id", "text", "response_url", "trigger_id")
+            self.pending.record(key, {"kind": "command", "command": {k: command.get(k) for k in fields}})
         ack(text=WORKING, response_type="ephemeral")
 
     def _open_intake(self, command: dict, client: WebClient) -> None:
@@ -103,12 +123,41 @@ class SlashCommand:
 
     def answer_later(self, command: dict, client: WebClient) -> None:
         """Lazy: runs after the ack went out; answers ``ask`` only."""
+        self._answer(command, client)
+
+    def recover(self, key: str, record: PendingRecord, dead_owner: str) -> None:
+        """Finish a dead worker's pending ``/hwbot ask`` (called by the recovery loop)."""
+        command = record.get("command")
+        if not isinstance(command, dict) or self._client is None:
+            self.pending.finish(key)
+            return
+        self._answer(command, self._client, steal_from=dead_owner)
+
+    def _answer(self, command: dict, client: WebClient, *, steal_from: str | None = None) -> None:
         sub, question = parse_command(str(command.get("text") or ""))
         channel = str(command.get("channel_id") or "")
+        key = self.work_key(command)
         if sub != "ask" or not question or not self.runtime.settings.channel_allowed(channel):
+            self.pending.finish(key)
             return
+        claim = self.runtime.dedupe.claim([key] if key else [], steal_from=steal_from)
+        if claim is None:
+            log.info("ignored a duplicate /hwbot ask %s", key)
+            if steal_from is not None:
+                self.pending.finish(key)
+            return
+        if steal_from is None and key:
+            self.pending.adopt(key)
         try:
-            answer, message = answer_to_message(self.runtime, question, echo_question=True)
+            self._post_answer(command, client, question, channel)
+        finally:
+            claim.done()
+            self.pending.finish(key)
+
+    def _post_answer(self, command: dict, client: WebClient, question: str, channel: str) -> None:
+        user = str(command.get("user_id") or "")
+        try:
+            answer, message = answer_to_message(self.runtime, question, echo_question=True, channel=channel, user=user)
         except HwbotError as exc:
             respond_via(command.get("response_url"), text=text_message(f"Sorry, I could not answer that: {exc.one_line()}").text, response_type="ephemeral")
             return
@@ -118,6 +167,7 @@ class SlashCommand:
             return
         try:
             posted = post(client, channel, message)
+            bind_posted(self.runtime, message, posted, channel)
             if posted.get("ts"):
                 self.runtime.threads.remember(channel, str(posted["ts"]))
             where = "channel"

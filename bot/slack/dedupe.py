@@ -14,12 +14,14 @@ the bot follows). So a piece of work is claimed in the shared
 - if the work failed before answering, the claim is *released*, so Slack's own retry
   gets a fair second try;
 - in-flight claims expire after ``in_flight_ttl``, and a worker that finishes a dead
-  worker's pending work takes its claims over (``steal_from``).
+  worker's pending work takes its claims over (``steal_from``);
+- while the state store is unavailable, a claim is *offline*: the work goes ahead
+  (the ack was in time, so Slack does not retry) and settling it is a no-op.
 """
 
 from __future__ import annotations
 
-from bot.state import CLAIM_DONE, StateStore, claim_state
+from bot.state import CLAIM_DONE, StateStore, StateUnavailable, claim_state
 
 __all__ = ["Dedupe", "Claim", "event_keys", "DONE_TTL", "IN_FLIGHT_TTL"]
 
@@ -40,22 +42,29 @@ def event_keys(event_id: str | None, channel: str | None, ts: str | None) -> lis
 class Claim:
     """The right to do one piece of work. Call :meth:`done` or :meth:`release` once."""
 
-    def __init__(self, dedupe: "Dedupe", keys: list[str]) -> None:
+    def __init__(self, dedupe: "Dedupe", keys: list[str], *, offline: bool = False) -> None:
         self._dedupe = dedupe
         self.keys = keys
-        self._settled = False
+        self.offline = offline
+        self._settled = offline
 
     def done(self) -> None:
         """The work happened: drop duplicates for the full TTL."""
         if not self._settled:
             self._settled = True
-            self._dedupe.state.settle(self.keys, self._dedupe.owner, self._dedupe.ttl)
+            try:
+                self._dedupe.state.settle(self.keys, self._dedupe.owner, self._dedupe.ttl)
+            except StateUnavailable:
+                pass  # the in-flight claim expires on its own
 
     def release(self) -> None:
         """The work did not happen: let a later delivery try again."""
         if not self._settled:
             self._settled = True
-            self._dedupe.state.release(self.keys, self._dedupe.owner)
+            try:
+                self._dedupe.state.release(self.keys, self._dedupe.owner)
+            except StateUnavailable:
+                pass
 
 
 class Dedupe:
@@ -72,9 +81,15 @@ class Dedupe:
 
         With no keys at all there is nothing to de-duplicate on, so the work is allowed.
         """
-        if keys and not self.state.claim(keys, self.owner, self.in_flight_ttl, steal_from=steal_from):
-            return None
+        try:
+            if keys and not self.state.claim(keys, self.owner, self.in_flight_ttl, steal_from=steal_from):
+                return None
+        except StateUnavailable:
+            return Claim(self, list(keys), offline=True)
         return Claim(self, list(keys))
 
     def is_done(self, keys: list[str]) -> bool:
-        return any(claim_state(self.state.get("claim", key)) == CLAIM_DONE for key in keys)
+        try:
+            return any(claim_state(self.state.get("claim", key)) == CLAIM_DONE for key in keys)
+        except StateUnavailable:
+            return False

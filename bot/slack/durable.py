@@ -15,7 +15,7 @@ HTTP 200 and the answer would lose the question for good. So:
    answer posted just before the crash is not posted twice; either way it removes the
    leftover :eyes: reaction.
 
-A clean stop (``SIGTERM``) drains in-flight work first (see :mod:`bot.slack.wsgi`), so
+A clean stop (``SIGTERM``) drains in-flight work first (see :mod:`bot.slack.server`), so
 recovery is for ``kill -9``, OOM kills and power cuts.
 """
 
@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.state import StateStore
+from bot.state import StateStore, StateUnavailable
 
 __all__ = ["PendingWork", "Heartbeat", "RecoveryLoop", "PendingRecord", "HEARTBEAT_TTL", "SCAN_INTERVAL"]
 
@@ -70,7 +70,9 @@ class Heartbeat:
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             try:
-                self.beat()
+                self.beat()  # also the probe that finds a failed store back (bot.state.guard)
+            except StateUnavailable:
+                pass  # logged once per outage by the store
             except Exception as exc:  # a flaky store must not kill the heartbeat
                 log.warning("heartbeat failed: %s", type(exc).__name__)
 
@@ -95,7 +97,10 @@ class PendingWork:
     def record(self, event_id: str, record: PendingRecord) -> None:
         """Write the event down (before the ack). A redelivery keeps the first record."""
         data = dict(record, owner=self.worker_id, at=time.time())
-        self.state.add(_PENDING, event_id, json.dumps(data), ttl=PENDING_TTL)
+        try:
+            self.state.add(_PENDING, event_id, json.dumps(data), ttl=PENDING_TTL)
+        except StateUnavailable:
+            pass  # answered all the same; only a crash before the answer would lose it
 
     def adopt(self, event_id: str) -> None:
         """This worker now does the work (it won the claim), whoever recorded it."""
@@ -107,17 +112,26 @@ class PendingWork:
             data["owner"] = self.worker_id
             return json.dumps(data)
 
-        self.state.update(_PENDING, event_id, step, ttl=PENDING_TTL)
+        try:
+            self.state.update(_PENDING, event_id, step, ttl=PENDING_TTL)
+        except StateUnavailable:
+            pass
 
     def finish(self, event_id: str | None) -> None:
         if event_id:
-            self.state.delete(_PENDING, event_id)
+            try:
+                self.state.delete(_PENDING, event_id)
+            except StateUnavailable:
+                pass  # a leftover record is finished by recovery, which finds the posted answer
 
     def finish_if_mine(self, event_id: str | None) -> None:
         """Drop a record this worker wrote for a delivery that turned out to be a duplicate of finished work."""
         if event_id:
-            self.state.update(_PENDING, event_id, lambda raw: None if raw and json.loads(raw).get("owner") == self.worker_id else raw,
-                              ttl=PENDING_TTL)
+            try:
+                self.state.update(_PENDING, event_id, lambda raw: None if raw and json.loads(raw).get("owner") == self.worker_id else raw,
+                                  ttl=PENDING_TTL)
+            except StateUnavailable:
+                pass
 
     def get(self, event_id: str) -> PendingRecord | None:
         raw = self.state.get(_PENDING, event_id)
@@ -186,6 +200,8 @@ class RecoveryLoop:
         while True:
             try:
                 self.scan_once()
+            except StateUnavailable:
+                pass  # logged once per outage by the store
             except Exception as exc:
                 log.warning("scanning for pending work failed: %s", type(exc).__name__)
             if self._stop.wait(self.interval):

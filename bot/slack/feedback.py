@@ -27,7 +27,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from bot.state import SqliteStateStore, StateStore
+from bot.slack.origin import Origin
+from bot.state import GuardedStore, SqliteStateStore, StateStore
 from common.errors import ConfigError
 from knowledge.qa.answers import Answer
 
@@ -58,6 +59,8 @@ class StoredAnswer(BaseModel):
     declined: bool
     citations: list[str]
     created_at: str = ""
+    #: Where it was posted (see :mod:`bot.slack.origin`); a click from elsewhere is refused.
+    origin: Origin | None = None
 
 
 class FeedbackRecord(BaseModel):
@@ -81,7 +84,7 @@ class FeedbackStore:
     def __init__(self, state: StateStore | Path, *, retention_days: int = 30) -> None:
         if isinstance(state, Path):
             try:
-                state = SqliteStateStore(state)
+                state = GuardedStore(SqliteStateStore(state))
             except ConfigError as exc:
                 raise ConfigError(
                     f"cannot open the feedback database: {exc.message}", hint="set HWBOT_FEEDBACK_DB to a writable file path"
@@ -96,8 +99,8 @@ class FeedbackStore:
         material = f"{self._salt}:{team_id or ''}:{user_id}".encode()
         return hashlib.sha256(material).hexdigest()
 
-    def remember(self, answer: Answer) -> str:
-        """Store a posted answer; returns the id its feedback buttons carry."""
+    def remember(self, answer: Answer, *, channel: str = "", user: str = "") -> str:
+        """Store an answer about to be posted in ``channel``; returns the id its feedback buttons carry."""
         stored = StoredAnswer(
             id=uuid.uuid4().hex,
             question=answer.question,
@@ -105,9 +108,26 @@ class FeedbackStore:
             declined=answer.declined,
             citations=[c.label for c in answer.citations],
             created_at=_now(),
+            origin=Origin(channel=channel, user=user),
         )
         self.state.put(_ANSWERS, stored.id, stored.model_dump_json(), ttl=self.retention_seconds)
         return stored.id
+
+    def bind(self, answer_id: str, channel: str, ts: str) -> None:
+        """The answer was posted as message ``ts`` in ``channel``: only clicks from there count."""
+
+        def step(raw: str | None) -> str | None:
+            if raw is None:
+                return None
+            stored = StoredAnswer.model_validate_json(raw)
+            user = stored.origin.user if stored.origin else ""
+            return stored.model_copy(update={"origin": Origin(channel=channel, ts=ts, user=user)}).model_dump_json()
+
+        self.state.update(_ANSWERS, answer_id, step, ttl=self.retention_seconds)
+
+    def voted(self, answer_id: str, team_id: str | None, user_id: str) -> bool:
+        """Whether this person has a vote on this answer (a reason needs one first)."""
+        return self.state.get(_VOTES, f"{answer_id}:{self.hash_user(team_id, user_id)}") is not None
 
     def answer(self, answer_id: str) -> StoredAnswer | None:
         raw = self.state.get(_ANSWERS, answer_id)

@@ -17,6 +17,11 @@ lazy listener scores the profile and sends the recommendation to the person.
 
 Every ``response_url`` use goes through :func:`respond_via`, which does nothing when the
 payload has none (an empty one used to make Bolt fail the click after 3 s).
+
+Every answer id is bound to the message it was posted as (:mod:`bot.slack.origin`): a
+click naming another channel or message is refused ephemerally and changes nothing. A
+reason is only stored for someone who voted on that answer. While the state store is
+unavailable, a click gets an ephemeral "try again in a minute" and changes nothing.
 """
 
 from __future__ import annotations
@@ -38,12 +43,15 @@ from bot.slack.blocks import (
     text_message,
     thanks_line,
 )
-from bot.slack.card import card_message
+from bot.slack.card import UNAVAILABLE, card_message
 from bot.slack.feedback import REASONS, FeedbackRecord, Reason, StoredAnswer
 from bot.slack.modal import FEEDBACK_CALLBACK_ID, INTAKE_CALLBACK_ID, feedback_view, parse_feedback, parse_submission
 from bot.slack.mrkdwn import escape
+from bot.slack.origin import ELSEWHERE, clicked_from
 from bot.slack.posting import api_error, post, respond_via
+from bot.slack.replies import bind_posted
 from bot.slack.runtime import SlackRuntime
+from bot.state import StateUnavailable
 from common.errors import HwbotError
 from knowledge.qa.answers import Answer, Citation
 
@@ -86,15 +94,35 @@ class FeedbackButtons:
         app.action(ACTION_ESCALATE)(self.on_escalate)
         app.view_submission(FEEDBACK_CALLBACK_ID)(self.on_reason)
 
+    def _stored(self, answer_id: str | None, body: dict) -> StoredAnswer | None:
+        """The stored answer if the click comes from the message it was posted as; else tell the clicker."""
+        try:
+            stored = self.runtime.feedback.answer(answer_id) if answer_id else None
+        except StateUnavailable:
+            respond_via(body.get("response_url"), text=UNAVAILABLE, response_type="ephemeral", replace_original=False)
+            return None
+        if stored is None:
+            respond_via(body.get("response_url"), text=TOO_OLD, response_type="ephemeral", replace_original=False)
+            return None
+        if stored.origin is None or not stored.origin.allows(body, same_user=False):
+            log.info("refused a click on answer %s from another conversation", answer_id)
+            respond_via(body.get("response_url"), text=ELSEWHERE, response_type="ephemeral", replace_original=False)
+            return None
+        return stored
+
     def on_click(self, ack: Ack, body: dict, action: dict, client: WebClient) -> None:
         ack()
         helpful = action.get("action_id") == ACTION_HELPFUL
         user = _str(_get(body, "user", "id"))
         team = _str(_get(body, "team", "id")) or _str(_get(body, "user", "team_id"))
         answer_id = _str(action.get("value"))
-        if not user or not answer_id:
+        if not user or not answer_id or self._stored(answer_id, body) is None:
             return
-        record = self.runtime.feedback.record(answer_id, helpful=helpful, team_id=team, user_id=user)
+        try:
+            record = self.runtime.feedback.record(answer_id, helpful=helpful, team_id=team, user_id=user)
+        except StateUnavailable:
+            respond_via(body.get("response_url"), text=UNAVAILABLE, response_type="ephemeral", replace_original=False)
+            return
         if record is None:
             respond_via(body.get("response_url"), text=TOO_OLD, response_type="ephemeral", replace_original=False)
             return
@@ -113,19 +141,18 @@ class FeedbackButtons:
             log.warning("could not open the feedback modal: %s", api_error(exc))
 
     def _thank(self, body: dict, client: WebClient, answer_id: str, record: FeedbackRecord) -> None:
-        stored = self.runtime.feedback.answer(answer_id)
-        if stored is None:
+        try:
+            stored = self.runtime.feedback.answer(answer_id)
+        except StateUnavailable:
+            return
+        if stored is None or stored.origin is None:
             return
         escalate = bool(self.runtime.escalation_channel) and (not record.helpful or stored.declined)
         message = answer_message(stored_to_answer(stored), answer_id, thanks=thanks_line(record.helpful), escalate=escalate)
-        container: dict = body.get("container") if isinstance(body.get("container"), dict) else {}  # type: ignore[assignment]
-        if container.get("is_ephemeral"):
+        if not stored.origin.ts or clicked_from(body)[3]:  # ephemeral: only its response_url can change it
             respond_via(body.get("response_url"), text=message.text, blocks=message.blocks, replace_original=True)
             return
-        channel = _str(container.get("channel_id")) or _str(_get(body, "channel", "id"))
-        ts = _str(container.get("message_ts")) or _str(_get(body, "message", "ts"))
-        if not channel or not ts:
-            return
+        channel, ts = stored.origin.channel, stored.origin.ts  # where it was posted, not what the click says
         try:
             client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
         except SlackApiError as exc:
@@ -140,27 +167,40 @@ class FeedbackButtons:
         answer_id = _str(meta.get("answer_id"))
         if not user or not answer_id:
             return
-        self.runtime.feedback.record(
-            answer_id, helpful=False, team_id=team, user_id=user, reason=cast(Reason | None, reason), comment=comment
-        )
+        try:
+            if not self.runtime.feedback.voted(answer_id, team, user):
+                log.info("ignored a reason for answer %s from someone who did not vote on it", answer_id)
+                return
+            self.runtime.feedback.record(
+                answer_id, helpful=False, team_id=team, user_id=user, reason=cast(Reason | None, reason), comment=comment
+            )
+        except StateUnavailable:
+            return
         log.info("feedback reason stored for answer %s: %s", answer_id, reason)
 
     def on_escalate(self, ack: Ack, body: dict, action: dict, client: WebClient) -> None:
         ack()
         channel = self.runtime.escalation_channel
         answer_id = _str(action.get("value"))
-        stored = self.runtime.feedback.answer(answer_id) if answer_id else None
+        stored = self._stored(answer_id, body)
         if not channel or stored is None or answer_id is None:
-            respond_via(body.get("response_url"), text=TOO_OLD, response_type="ephemeral", replace_original=False)
             return
-        if not self.runtime.state.add(_ESCALATED, answer_id, "1", ttl=_ESCALATION_TTL):
+        try:
+            first = self.runtime.state.add(_ESCALATED, answer_id, "1", ttl=_ESCALATION_TTL)
+        except StateUnavailable:
+            respond_via(body.get("response_url"), text=UNAVAILABLE, response_type="ephemeral", replace_original=False)
+            return
+        if not first:
             respond_via(body.get("response_url"), text="The experts already have this question.", response_type="ephemeral",
                         replace_original=False)
             return
         try:
             post(client, channel, self._escalation_message(body, client, stored))
         except SlackApiError as exc:
-            self.runtime.state.delete(_ESCALATED, answer_id)
+            try:
+                self.runtime.state.delete(_ESCALATED, answer_id)
+            except StateUnavailable:
+                pass
             log.warning("could not post to the escalation channel: %s", api_error(exc))
             respond_via(body.get("response_url"), text=f"Sorry, I could not reach the experts ({api_error(exc)}).",
                         response_type="ephemeral", replace_original=False)
@@ -218,7 +258,7 @@ class IntakeSubmission:
             return
         try:
             rec = self.runtime.engine.recommend(profile)
-            message = card_message(self.runtime, profile, rec)
+            message = card_message(self.runtime, profile, rec, channel=user, user=user)
             outcome: str = rec.recommendation
         except HwbotError as exc:
             message = text_message(f"Sorry, I could not score that profile: {exc.one_line()}")
@@ -228,7 +268,7 @@ class IntakeSubmission:
             message = text_message("Sorry, something went wrong while scoring your answers.")
             outcome = "error"
         try:
-            post(client, user, message)
+            bind_posted(self.runtime, message, post(client, user, message), user)
             log.info("sent a recommendation (%s) from %d known answers", outcome, len(profile.known()))
         except SlackApiError as exc:
             log.warning("could not send the recommendation: %s", api_error(exc))

@@ -4,7 +4,7 @@ The order is chosen so mistakes surface fast and as one line: settings first (no
 network), then ``auth.test`` (is the token good?), then the state store, and only then
 the slow part, loading the model and index (in each worker). Socket Mode is used when
 ``SLACK_APP_TOKEN`` is set and ``--http`` is not given; otherwise gunicorn serves
-``/slack/events`` with ``--workers`` processes (see :mod:`bot.slack.wsgi`).
+``/slack/events`` with ``--workers`` asyncio worker processes (see :mod:`bot.slack.server`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from slack_sdk.errors import SlackApiError
 
 from bot.slack.app import SlackWorker, build_web_client, build_worker, token_rejected, verify_app_token, verify_bot_token
 from bot.slack.feedback import FeedbackStore
+from bot.slack.front import EVENTS_PATH, SlackFront
 from bot.slack.logs import configure_logging, framework_logger
 from bot.slack.runtime import EngineAnswers, SlackRuntime
-from bot.slack.wsgi import EVENTS_PATH, SlackWsgi, serve, server_options
+from bot.slack.server import serve, server_options
 from bot.state import open_state_store
 from common.errors import ConfigError, HwbotError
 from common.settings import HwbotSettings
@@ -107,7 +108,7 @@ def _http_worker_app(settings: SlackSettings, hwbot: HwbotSettings) -> Any:
     _worker = load_worker(settings, hwbot)
     secret = settings.signing_secret.get_secret_value() if settings.signing_secret else ""
     log.info("hwbot slack worker %d ready", os.getpid())
-    return SlackWsgi(_worker.app, secret)
+    return SlackFront(_worker.app, secret, health=_worker.health)
 
 
 def _drain_worker() -> None:

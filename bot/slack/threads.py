@@ -3,12 +3,13 @@
 Only threads the bot itself answered count: the bot reads every message in channels it
 is in (``message.channels``), and answering arbitrary threads would be noise. They are
 kept in the shared state store for a week, so a follow-up is answered by whichever
-worker Slack delivers it to, also after a restart.
+worker Slack delivers it to, also after a restart. While the store is unavailable, no
+thread is known (a follow-up then needs a mention) and nothing is remembered.
 """
 
 from __future__ import annotations
 
-from bot.state import StateStore
+from bot.state import StateStore, StateUnavailable
 
 __all__ = ["ThreadMemory", "THREAD_TTL"]
 
@@ -24,9 +25,15 @@ class ThreadMemory:
         self.ttl = ttl
 
     def remember(self, channel: str, thread_ts: str) -> None:
-        self.state.put(_NAMESPACE, f"{channel}:{thread_ts}", "1", ttl=self.ttl)
+        try:
+            self.state.put(_NAMESPACE, f"{channel}:{thread_ts}", "1", ttl=self.ttl)
+        except StateUnavailable:
+            pass
 
     def knows(self, channel: str, thread_ts: str | None) -> bool:
         if not thread_ts:
             return False
-        return self.state.get(_NAMESPACE, f"{channel}:{thread_ts}") is not None
+        try:
+            return self.state.get(_NAMESPACE, f"{channel}:{thread_ts}") is not None
+        except StateUnavailable:
+            return False

@@ -9,6 +9,7 @@ everything that must outlive a request lives behind :class:`StateStore`.
 
 from bot.state.base import CLAIM_DONE, CLAIM_IN_FLIGHT, StateStore, claim_state, claim_value
 from bot.state.factory import open_state_store
+from bot.state.guard import GuardedStore, StateUnavailable
 from bot.state.redis_store import RedisStateStore
 from bot.state.sqlite_store import STATE_DB_NAME, SqliteStateStore
 
@@ -17,6 +18,8 @@ __all__ = [
     "SqliteStateStore",
     "RedisStateStore",
     "open_state_store",
+    "GuardedStore",
+    "StateUnavailable",
     "STATE_DB_NAME",
     "CLAIM_DONE",
     "CLAIM_IN_FLIGHT",

@@ -46,6 +46,10 @@ return 0
 """
 
 
+#: Socket connect and command timeout, seconds (a command on a healthy server takes about a millisecond).
+TIMEOUT = 0.5
+
+
 def _ms(ttl: float) -> int:
     return max(1, int(ttl * 1000))
 
@@ -53,13 +57,24 @@ def _ms(ttl: float) -> int:
 class RedisStateStore:
     """:class:`~bot.state.base.StateStore` over one Redis database (keys under ``prefix``)."""
 
-    def __init__(self, url: str, *, prefix: str = "hwbot:", client: Any = None) -> None:
+    retry_once = False
+
+    def __init__(self, url: str, *, prefix: str = "hwbot:", client: Any = None, timeout: float = TIMEOUT) -> None:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
         self.url = url
         self.prefix = prefix
+        self.outage_errors = (redis.RedisError, OSError)
         try:
-            self._redis = client or redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5)
+            # Deadlines well under Slack's 3 s ack: a hung server costs one timeout, then
+            # GuardedStore fails fast. One retry, at once, covers a pooled connection that
+            # a restarted server closed.
+            self._redis = client or redis.Redis.from_url(
+                url, decode_responses=True, socket_timeout=timeout, socket_connect_timeout=timeout,
+                retry=Retry(NoBackoff(), 1), health_check_interval=0,
+            )
             self._redis.ping()
         except (redis.RedisError, ValueError) as exc:
             raise ConfigError(
@@ -72,6 +87,16 @@ class RedisStateStore:
 
     def __repr__(self) -> str:
         return f"RedisStateStore(prefix={self.prefix!r})"
+
+    def describe(self) -> str:
+        return "Redis at HWBOT_REDIS_URL"
+
+    def reset(self) -> None:
+        """Drop pooled connections; redis-py opens fresh ones on the next command."""
+        try:
+            self._redis.connection_pool.disconnect()
+        except Exception:  # noqa: BLE001 - best effort: the next command reconnects anyway
+            pass
 
     def _key(self, namespace: str, key: str) -> str:
         return f"{self.prefix}{namespace}:{key}"

@@ -6,10 +6,18 @@ with no configuration. Every write that must be atomic (a claim over several key
 read-modify-write) runs in one ``BEGIN IMMEDIATE`` transaction, which SQLite serializes
 across processes. Expiry uses wall-clock time, because several processes compare it.
 Each thread gets its own connection (sqlite3 connections are not shared across threads).
+
+Deadlines and healing (see :mod:`bot.state.guard`): the busy timeout is 2 s, under
+Slack's 3 s ack budget. :meth:`reset` makes every thread reopen its connection on its
+next call, recreating the directory and the schema first: a connection opened while
+the directory was read-only stays read-only until it is reopened, and one whose file
+was deleted keeps writing into the deleted file.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import threading
 import time
@@ -21,6 +29,8 @@ from bot.state.base import CLAIM_DONE, CLAIM_IN_FLIGHT, CLAIMS, claim_owner, cla
 from common.errors import ConfigError
 
 __all__ = ["SqliteStateStore", "STATE_DB_NAME"]
+
+log = logging.getLogger("hwbot.state")
 
 STATE_DB_NAME = "state.sqlite3"
 #: How often (in writes) expired rows are swept.
@@ -50,17 +60,19 @@ def _expiry(ttl: float | None) -> float | None:
 class SqliteStateStore:
     """:class:`~bot.state.base.StateStore` over one SQLite file."""
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = 10_000) -> None:
+    outage_errors: tuple[type[BaseException], ...] = (sqlite3.Error, OSError)
+    retry_once = True
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 2_000) -> None:
         self.path = Path(path)
         self._busy_ms = busy_timeout_ms
         self._local = threading.local()
         self._writes = 0
+        #: Bumped by :meth:`reset`; a thread whose connection is older reopens it.
+        self._generation = 0
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = self._conn()
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript(_SCHEMA)
-            conn.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
+            self._prepare(self._conn())
+            self._conn().execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(
                 f"cannot open the state database {self.path}: {exc}",
@@ -70,14 +82,49 @@ class SqliteStateStore:
     def __repr__(self) -> str:
         return f"SqliteStateStore({str(self.path)!r})"
 
+    def describe(self) -> str:
+        return f"SQLite {self.path}"
+
+    def reset(self) -> None:
+        """Every thread reopens its connection on its next call (see the module docstring)."""
+        self._generation += 1
+
+    @staticmethod
+    def _prepare(conn: sqlite3.Connection) -> None:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(_SCHEMA)
+
+    def _file_id(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
+        if conn is not None and getattr(self._local, "generation", 0) != self._generation:
+            conn.close()
+            conn = self._local.conn = None
+        if conn is not None and self._file_id() != self._local.file_id:
+            # The file was deleted or replaced (a wiped state dir): writes would go into
+            # the deleted file, unseen by the other workers. Start over on the path.
+            log.warning("the state database %s was deleted or replaced; recreating it", self.path)
+            self.reset()
+            conn.close()
+            conn = self._local.conn = None
         if conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: we issue BEGIN/COMMIT ourselves, so transactions are explicit.
             conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout={int(self._busy_ms)}")
             conn.execute("PRAGMA synchronous=NORMAL")
+            generation = self._generation
+            if generation:
+                self._prepare(conn)  # after an outage: the file may be new
             self._local.conn = conn
+            self._local.generation = generation
+            self._local.file_id = self._file_id()
         return conn
 
     @contextmanager
@@ -92,7 +139,10 @@ class SqliteStateStore:
                 conn.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the failure already ended the transaction
             raise
 
     @staticmethod

@@ -22,7 +22,7 @@ __all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "st
 #: The dev set and floors, package data beside this module.
 EVAL_DIR = Path(__file__).resolve().parent / "data"
 
-IN_CATEGORIES = ("fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq")
+IN_CATEGORIES = ("fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq", "multi_part", "does_matter")
 OUT_CATEGORIES = ("out_of_scope", "near_figure", "code", "injection", "seed_noise")
 Half = Literal["tune", "test"]
 
@@ -35,10 +35,12 @@ class DevItem(BaseModel):
     domain: Literal["in", "out"]
     category: Literal[
         "fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq",
-        "out_of_scope", "near_figure", "code", "injection", "seed_noise",
+        "out_of_scope", "near_figure", "code", "injection", "seed_noise", "multi_part", "does_matter",
     ]
     relevant: list[str] = Field(default_factory=list)
     terms: list[str] = Field(default_factory=list)
+    #: for a multi-part question, the key terms of each part (every part must be answered)
+    parts: list[list[str]] = Field(default_factory=list)
 
 
 def load_dev_set(path: Path | None = None) -> list[DevItem]:

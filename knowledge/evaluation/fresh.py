@@ -38,7 +38,7 @@ from knowledge.evaluation.metrics import Rate
 
 __all__ = [
     "FreshQuestion", "FreshMessage", "QuestionBatchReport", "MessageBatchReport",
-    "load_fresh_batch", "lead_sentence", "has_term", "score_questions", "score_messages",
+    "load_fresh_batch", "lead_sentence", "has_term", "plain_answer", "score_questions", "score_messages",
 ]
 
 #: A citation as the answer text prints it, after each sentence.
@@ -95,8 +95,12 @@ def load_fresh_batch(path: Path) -> list[FreshQuestion] | list[FreshMessage]:
     return items  # type: ignore[return-value]
 
 
-def _plain(answer: str) -> str:
+def plain_answer(answer: str) -> str:
+    """The answer text without its citation markers."""
     return _CITE.sub("", answer)
+
+
+_plain = plain_answer
 
 
 def lead_sentence(answer: str) -> str:

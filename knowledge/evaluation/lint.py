@@ -5,7 +5,9 @@ Every answered dev question must pass:
 - no fact twice: no two answer sentences closer than ``REPEAT_COSINE`` (same model);
 - the length is within the intent's sentence budget;
 - a choice (comparison or situational) leads with a sentence naming a GPU, a TPU, or
-  what the choice depends on.
+  what the choice depends on;
+- no fallback or hedge sentence leads ("When neither list fits cleanly, ...");
+- a "For GPUs:" / "For TPUs:" side holds only sentences about that side.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from knowledge.qa.answers import Answer
 from knowledge.qa.compose import side_of
 from knowledge.qa.intent import CHOICE_INTENTS, intent_data
+from knowledge.qa.leads import is_hedge
 from knowledge.qa.standalone import dangling_opener
 
 __all__ = ["lint_answer", "REPEAT_COSINE"]
@@ -47,6 +50,11 @@ def lint_answer(answer: Answer, embedder: _Encoder, *, budget: int | None = None
             for j in range(i + 1, len(texts)):
                 if sims[i, j] >= REPEAT_COSINE:
                     out.append(f"repeated fact ({sims[i, j]:.2f}): {texts[j][:60]}")
+    if texts and is_hedge(texts[0]):
+        out.append(f"a hedge leads: {texts[0][:60]}")
+    for s in answer.sentences:
+        if s.role in ("gpu", "tpu") and side_of(s.text) != s.role:
+            out.append(f"off-side sentence under For {s.role.upper()}s: {s.text[:60]}")
     limit = budget if budget is not None else intent_data().spec(answer.intent).max_sentences if answer.intent else None
     if limit is not None and len(texts) > limit:
         out.append(f"{len(texts)} sentences over the {answer.intent} budget of {limit}")

@@ -6,7 +6,11 @@ Definitions:
 - out-of-domain declined: share of out-of-domain questions declined;
 - false refusals: share of in-domain questions declined;
 - Recall@k / MRR@10 (retrieval, per mode): a labelled chunk in the top k hits;
-- lint violations: answers breaking the answer lint (:mod:`knowledge.evaluation.lint`).
+- lint violations: answers breaking the answer lint (:mod:`knowledge.evaluation.lint`);
+  clean answers: share of answered questions with none;
+- first sentence answers: answered in-domain questions whose lead sentence holds every key
+  term (:func:`knowledge.evaluation.fresh.lead_sentence`, the fresh batches' measure);
+- parts answered: for multi-part questions, share of parts whose key terms are all in the answer.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ class ItemResult(BaseModel):
     has_term: bool
     lint: list[str] = Field(default_factory=list)
     answer: str = ""
+    first_sentence: bool = False
+    parts_answered: int = 0
+    parts: int = 0
 
     @property
     def correct_and_cited(self) -> bool:
@@ -85,6 +92,9 @@ class HalfReport(BaseModel):
     lint_violations: int
     answered_in: int
     per_category: dict[str, Rate] = Field(default_factory=dict)
+    first_sentence: Rate = Rate(k=0, n=0)
+    parts_answered: Rate = Rate(k=0, n=0)
+    clean: Rate = Rate(k=0, n=0)
 
     def lines(self) -> list[str]:
         out = [
@@ -92,6 +102,9 @@ class HalfReport(BaseModel):
             f"[{self.half}] out-of-domain declined:      {self.ood_declined}",
             f"[{self.half}] false refusals:              {self.false_refusal}",
             f"[{self.half}] answer-lint violations:      {self.lint_violations}",
+            f"[{self.half}] first sentence answers:      {self.first_sentence}",
+            f"[{self.half}] multi-part, parts answered:  {self.parts_answered}",
+            f"[{self.half}] clean answers (lint):        {self.clean}",
         ]
         out += [f"[{self.half}]   {cat:<13} {rate}" for cat, rate in sorted(self.per_category.items())]
         return out
@@ -122,4 +135,7 @@ def summarize(half: str, results: list[ItemResult]) -> HalfReport:
         lint_violations=sum(1 for r in results if r.lint),
         answered_in=sum(1 for r in ins if not r.declined),
         per_category=cats,
+        first_sentence=Rate(k=sum(1 for r in ins if r.first_sentence), n=len(ins)),
+        parts_answered=Rate(k=sum(r.parts_answered for r in ins), n=sum(r.parts for r in ins)),
+        clean=Rate(k=sum(1 for r in results if not r.declined and not r.lint), n=sum(1 for r in results if not r.declined)),
     )

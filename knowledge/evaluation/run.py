@@ -11,8 +11,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from knowledge.evaluation.devset import DevItem, halves
+from knowledge.evaluation.fresh import has_term, lead_sentence, plain_answer
 from knowledge.evaluation.lint import lint_answer
 from knowledge.evaluation.metrics import HalfReport, ItemResult, RetrievalRow, relevant_ids, summarize
+from knowledge.qa.answers import Answer
 from knowledge.qa.curated import cites_map
 from knowledge.qa.hygiene import clean_question
 from knowledge.qa.retrieval import Mode
@@ -38,6 +40,8 @@ def judge(engine: QAEngine, item: DevItem, expand: dict[str, set[str]], half: st
     budget = engine.intent(text, qvec).max_sentences
     rel = relevant_ids(item, expand)
     body = answer.answer.lower()
+    plain = plain_answer(answer.answer)
+    answered = not answer.declined and item.domain == "in"
     return ItemResult(
         id=item.id,
         question=item.question,
@@ -49,9 +53,29 @@ def judge(engine: QAEngine, item: DevItem, expand: dict[str, set[str]], half: st
         mode=answer.mode,
         cited_relevant=any(c.chunk_id in rel for c in answer.citations),
         has_term=not item.terms or any(t.lower() in body for t in item.terms),
-        lint=lint_answer(answer, engine.embedder, budget=budget),
+        lint=_lint(engine, answer, budget),
         answer=answer.answer,
+        first_sentence=answered and _first_sentence_answers(answer, item),
+        parts_answered=sum(1 for p in item.parts if answered and all(has_term(plain, t) for t in p)),
+        parts=len(item.parts),
     )
+
+
+def _first_sentence_answers(answer: Answer, item: DevItem) -> bool:
+    """Every key term in the lead sentence; for a multi-part question, each part's terms in its own lead."""
+    if item.parts and answer.parts:
+        return len(answer.parts) >= len(item.parts) and all(
+            not part.declined and all(has_term(lead_sentence(part.answer), t) for t in terms)
+            for part, terms in zip(answer.parts, item.parts)
+        )
+    return bool(item.terms) and all(has_term(lead_sentence(answer.answer), t) for t in item.terms)
+
+
+def _lint(engine: QAEngine, answer: Answer, budget: int) -> list[str]:
+    """The answer lint; a multi-part answer is linted part by part (each within its own budget)."""
+    if answer.ask != "multi":
+        return lint_answer(answer, engine.embedder, budget=budget)
+    return [v for part in answer.parts for v in lint_answer(part, engine.embedder)]
 
 
 def retrieval_rows(engine: QAEngine, items: list[DevItem], expand: dict[str, set[str]]) -> list[RetrievalRow]:

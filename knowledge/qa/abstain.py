@@ -14,12 +14,17 @@ the price per chip-hour?".
 
 from __future__ import annotations
 
+import re
+
 from knowledge.qa.answers import Answer, AnswerSentence
 from knowledge.qa.intent import Intent
+from knowledge.qa.leads import foreign_language
 from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
 
-__all__ = ["should_decline", "declined_answer", "lacks_asked_kind", "DECLINE_TEXT", "DECLINE_TEXTS"]
+__all__ = [
+    "should_decline", "declined_answer", "lacks_asked_kind", "refuse_input", "DECLINE_TEXT", "DECLINE_TEXTS",
+]
 
 DECLINE_TEXT = (
     "The notes do not cover this question. Try rephrasing it in terms of GPUs, TPUs and your "
@@ -38,6 +43,10 @@ DECLINE_TEXTS = {
         "The notes do not cover this question: they explain choices and practices but hold no code. "
         "The framework's own documentation has worked examples."
     ),
+    "no_answer": "The notes do not cover this question: nothing in them answers it directly. Nearest topic they cover: {nearest}.",
+    "off_object": "The notes do not cover this question: they say nothing about {subject}. Nearest topic they cover: {nearest}.",
+    "no_question": "The notes do not cover this question: it holds no words to answer. Ask about GPUs, TPUs and your workload.",
+    "language": "The notes do not cover this question: they are in English, so please ask in English.",
 }
 
 
@@ -52,7 +61,7 @@ def should_decline(evidence: Evidence, params: AbstainParams, mode: str = "hybri
         return evidence.top_dense < params.dense_only_min
     if mode == "bm25":
         return evidence.top_bm25 < params.bm25_only_min
-    if evidence.top_dense >= params.strong_dense:
+    if evidence.top_dense >= params.strong_dense or evidence.top_form >= params.strong_form:
         return False
     if evidence.top_dense < params.min_dense:
         return True
@@ -67,11 +76,24 @@ def lacks_asked_kind(intent: Intent, sentences: list[AnswerSentence]) -> bool:
     return not any(pattern.search(s.text) for s in sentences)
 
 
-def declined_answer(question: str, notices: list[str] | None = None, *, reason: str = "no_evidence", intent: str = "") -> Answer:
-    """The one shape of a refusal: the notes do not cover it (and why), and no citations."""
+def refuse_input(text: str) -> str | None:
+    """A decline reason for input no ask can be read from (only punctuation or emoji; another language)."""
+    if not re.search(r"[^\W_]", text) or not re.search(r"[A-Za-z]{2}", text) and not foreign_language(text):
+        return "no_question"
+    return "language" if foreign_language(text) else None
+
+
+def declined_answer(
+    question: str, notices: list[str] | None = None, *, reason: str = "no_evidence", intent: str = "",
+    nearest: str = "", subject: str = "",
+) -> Answer:
+    """The one shape of a refusal: the notes do not cover it (and why, in one line), and no citations."""
+    text = DECLINE_TEXTS.get(reason, DECLINE_TEXT)
+    if "{" in text:
+        text = text.format(nearest=nearest or "choosing between GPUs and TPUs", subject=subject or "it")
     return Answer(
         question=question,
-        answer=DECLINE_TEXTS.get(reason, DECLINE_TEXT),
+        answer=text,
         declined=True,
         notices=list(notices or []),
         mode="declined",

@@ -51,8 +51,13 @@ class Answer(BaseModel):
     mode: str = "hybrid"
     #: What the question asks for (knowledge.qa.intent): "definition", "comparison", ...
     intent: str = ""
-    #: Why an answer was declined: "no_evidence", "out_of_scope", "no_figure", "no_code".
+    #: Why an answer was declined: "no_evidence", "out_of_scope", "no_figure", "no_code",
+    #: "no_answer", "off_object", "no_question", "language".
     decline_reason: str = ""
+    #: The ask's answer type (knowledge.qa.asks): "yes_no", "how_to_fix", ...; "multi" for several.
+    ask: str = ""
+    #: For a question of several asks: each ask's own answer, in order.
+    parts: list["Answer"] = Field(default_factory=list)
 
     def to_contract(self) -> dict:
         """The ``ask --json`` object: the contract's keys, in order, then the ``intent`` extension."""

@@ -6,12 +6,14 @@ Relevance is cosine similarity (precomputed sentence vectors, same model) plus w
 overlap; Maximal Marginal Relevance keeps the picks from repeating each other, which is
 also what keeps one fact from appearing twice (once from the notes, once from the FAQ).
 
-The shape follows the intent (:mod:`knowledge.qa.intent`):
-- a choice (comparison or situational) leads with a verdict sentence (pick a GPU, pick a
-  TPU, or what the choice depends on), then "For GPUs:" and "For TPUs:", each side
-  holding only sentences that argue for it;
-- anything else leads with its most relevant sentence (a definition with a defining
-  sentence), then the rest in the order of the notes;
+The shape follows the ask (:mod:`knowledge.qa.asks`) and the intent:
+- an open comparison leads with a verdict sentence (pick a GPU, pick a TPU, or what the
+  choice depends on), then "For GPUs:" and "For TPUs:", each side holding only sentences
+  about that side that argue for it;
+- anything else leads with the most relevant sentence that answers the ask
+  (:func:`knowledge.qa.leads.answers_ask`; a choice for our team with a verdict), then at
+  most two supporting sentences in the order of the notes; relevance includes how close
+  the question is to the sentence's question forms (:mod:`knowledge.qa.form_match`);
 - the intent's sentence budget bounds the length, and a sentence that leans on its
   predecessor brings it along or is left out.
 The vocabulary (accelerator terms, verdict and polarity cues) is data, in
@@ -32,7 +34,9 @@ from pydantic import BaseModel, ConfigDict
 
 from indexer.ondisk import Store, StoredChunk
 from knowledge.qa.answers import AnswerSentence, Citation
+from knowledge.qa.asks import Ask
 from knowledge.qa.intent import CHOICE_INTENTS, Intent
+from knowledge.qa.leads import answers_ask, is_hedge
 from knowledge.qa.lexical import tokenize
 from knowledge.qa.params import AnswerParams
 from knowledge.qa.retrieval import Hit
@@ -40,7 +44,7 @@ from knowledge.qa.standalone import dangling_opener, meta_phrase
 
 __all__ = [
     "Candidate", "ComposeVocabulary", "vocabulary", "compose", "side_of", "argues_for", "is_verdict",
-    "mentions_domain", "join_sentences",
+    "mentions_domain",
 ]
 
 _FILE = Path(__file__).with_name("data") / "compose.toml"
@@ -146,6 +150,7 @@ class Candidate:
     rank: int  # rank of its chunk
     relevance: float
     vector: np.ndarray
+    form: float = 0.0  # cosine of the question with this sentence's closest question form
 
 
 _IDF: dict[int, tuple[Store, dict[str, float]]] = {}
@@ -172,7 +177,10 @@ def _idf(store: Store) -> dict[str, float]:
     return idf
 
 
-def _candidates(question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams) -> list[Candidate]:
+def _candidates(
+    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams,
+    form_scores: dict[str, float] | None = None,
+) -> list[Candidate]:
     qtokens = set(tokenize(question))
     idf = _idf(store)
     default = max(idf.values(), default=1.0)
@@ -190,7 +198,9 @@ def _candidates(question: str, qvec: np.ndarray, hits: list[Hit], store: Store, 
             stoks = set(tokenize(text))
             overlap = sum(idf.get(t, default) for t in qtokens & stoks) / qweight if qweight else 0.0
             rel = float(cos[pos]) + params.lexical_weight * overlap + params.rank_prior / (hit.rank + 1)
-            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec))
+            form = (form_scores or {}).get(text, 0.0)
+            rel += params.form_weight * max(0.0, form)
+            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form))
     return out
 
 
@@ -256,23 +266,30 @@ def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams
     """
     if c.relevance >= lead.relevance * params.min_relevance_ratio:
         return True  # nearly as relevant as the lead itself
+    closeness = float(c.vector @ lead.vector)
+    if closeness < params.min_support_cosine:
+        return False  # shares a word with the question, but not the lead's subject
     topic = set(tokenize(question)) - vocabulary().generic
-    return bool(topic & set(tokenize(c.text))) or float(c.vector @ lead.vector) >= params.min_lead_cosine
+    return bool(topic & set(tokenize(c.text))) or closeness >= params.min_lead_cosine
 
 
-def _lead(pool: list[Candidate], prefer: Callable[[str], bool]) -> Candidate | None:
-    """The most relevant preferred sentence among the relevant ones, else the most relevant."""
+def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False) -> Candidate | None:
+    """The most relevant preferred sentence among the relevant ones, else (unless ``strict``) the
+    most relevant sentence that is no hedge."""
     if not pool:
         return None
     top = max(c.relevance for c in pool)
-    preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * 0.8]
-    return max(preferred or pool, key=lambda c: c.relevance)
+    preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * (0.6 if strict else 0.8)]
+    if preferred or strict:
+        return max(preferred, key=lambda c: c.relevance, default=None)
+    return max([c for c in pool if not is_hedge(c.text)] or pool, key=lambda c: c.relevance)
 
 
 def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
     """Verdict first, then the sentences arguing for each side."""
-    verdicts = [c for c in cands if is_verdict(c.text)]
-    lead = max(verdicts, key=lambda c: c.relevance) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
+    verdicts = [c for c in cands if is_verdict(c.text) and not is_hedge(c.text)]
+    # an open comparison leads with a verdict that weighs both sides, when one is about as relevant
+    lead = _lead(verdicts, lambda s: argues_for(s) is None) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
     if lead is None:
         return []
     top = max(cands, key=lambda c: c.relevance)
@@ -291,7 +308,7 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> lis
     # verdict it follows it, so the sides do not crowd it out.
     best = max(cands, key=lambda c: c.relevance)
     if (
-        best is not lead and intent.max_sentences > 1 and best.relevance > lead.relevance
+        best is not lead and intent.max_sentences > 1 and best.relevance > lead.relevance and not is_hedge(best.text)
         and argues_for(best.text) is None and dangling_opener(best.text) is None and not _redundant(best, picked, params)
     ):
         chosen.append((best, "answer"))
@@ -299,16 +316,37 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> lis
     per_side = max(0, (intent.max_sentences - len(chosen)) // 2)
     rest = [c for c in cands if c not in picked]
     for side in ("gpu", "tpu"):
-        mine = _mmr([c for c in rest if argues_for(c.text) == side and dangling_opener(c.text) is None], per_side, params, picked)
+        # a side holds only sentences about that side that argue for it (not "a TPU is a poor
+        # place for ..." under "For GPUs:")
+        ok = [c for c in rest if argues_for(c.text) == side == side_of(c.text) and dangling_opener(c.text) is None]
+        mine = _mmr(ok, per_side, params, picked)
         picked += mine
         chosen += [(c, side) for c in sorted(mine, key=_doc_order)]
     return chosen
 
 
-def _plain(question: str, cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
-    """The answering sentence first, then the most useful others in the order of the notes."""
+def _plain(
+    question: str, cands: list[Candidate], intent: Intent, params: AnswerParams, ask: Ask | None = None,
+    can_lead: Callable[[str], bool] = lambda s: True,
+) -> list[tuple[Candidate, str]]:
+    """The sentence answering the ask first, then the most useful others in the order of the notes."""
     voc = vocabulary()
-    if intent.name == "definition" and intent.decided_by.startswith("cue"):
+    if ask is not None and ask.type not in ("what_is", ""):
+        kind, options = ask.type, ask.options
+        # a sentence one of whose question forms is nearly the question answers it, by the
+        # forms' own account, whatever its wording
+        # (not for a team's trouble told in several sentences: its forms match the situation, not the ask)
+        told = kind in ("diagnose", "does_matter", "realistic", "watch") and len(re.findall(r"[.?!](?:\s|$)", question)) > 1
+        asked = set() if told else {c.text for c in cands if c.form >= params.form_answers}
+
+        def answers(s: str) -> bool:
+            verdict = kind != "choice" or is_verdict(s)
+            fits = s in asked and not is_hedge(s) or answers_ask(kind, s, options)
+            return verdict and dangling_opener(s) is None and can_lead(s) and fits
+
+        # a how-to-fix ask has no answer when no relevant sentence says what to do
+        lead = _lead(cands, answers, strict=kind == "how_to_fix")
+    elif intent.name == "definition" and intent.decided_by.startswith("cue"):
         # Only a question worded "what is X" / "what does X stand for" prefers a defining
         # sentence; "who makes TPUs?" (a definition by its nearest prototype) wants the
         # sentence that answers it, defining or not.
@@ -322,35 +360,39 @@ def _plain(question: str, cands: list[Candidate], intent: Intent, params: Answer
         # string handling" has the shape of a definition but answers no "who makes TPUs?".
         lead = _lead(cands, lambda s: defines_asked(s) and dangling_opener(s) is None)
     else:
-        lead = _lead(cands, lambda s: dangling_opener(s) is None)
+        lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s))
     if lead is None:
         return []
-    pool = [c for c in cands if c is not lead and _on_topic(c, question, lead, params)]
+    pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, question, lead, params)]
     others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
-    return [(c, "answer") for c in ordered]
+    verdict = ask is not None and ask.type == "choice" and is_verdict(lead.text)
+    return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
 
 
 def compose(
-    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None
+    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None,
+    *, ask: Ask | None = None, form_scores: dict[str, float] | None = None, can_lead: Callable[[str], bool] = lambda s: True,
 ) -> tuple[list[AnswerSentence], list[Citation]]:
-    """Choose and order the answer sentences for ``intent``; ([], []) when there is nothing to say.
+    """Choose and order the answer sentences for ``ask`` and ``intent``; ([], []) when there is nothing to say.
 
     Without an intent the answer is shaped like an explanation (the why/how budget).
+    Without an ask (the eval's single-signal modes) the intent alone shapes it.
     """
     intent = intent or _DEFAULT_INTENT
-    cands = _candidates(question, qvec, hits, store, params)
+    cands = _candidates(question, qvec, hits, store, params, form_scores)
     if not cands or intent.max_sentences <= 0:
         return [], []
     chosen: list[tuple[Candidate, str]] = []
-    if intent.name in CHOICE_INTENTS and intent.max_sentences > 1:
+    two_sided = ask is None or ask.type == "compare"
+    if intent.name in CHOICE_INTENTS and intent.max_sentences > 1 and two_sided:
         chosen = _choice(cands, intent, params)
-    elif intent.name in CHOICE_INTENTS:
+    elif intent.name in CHOICE_INTENTS and two_sided:
         verdicts = [c for c in cands if is_verdict(c.text)]
         if verdicts:
             chosen = [(max(verdicts, key=lambda c: c.relevance), "verdict")]
     if not chosen:
-        chosen = _plain(question, cands, intent, params)
+        chosen = _plain(question, cands, intent, params, ask, can_lead)
 
     sentences = [AnswerSentence(text=c.text, chunk_id=c.chunk.chunk_id, role=role) for c, role in chosen]
     citations: list[Citation] = []
@@ -363,22 +405,3 @@ def compose(
             Citation(label=c.chunk.label, chunk_id=c.chunk.chunk_id, source=c.chunk.file, pages=c.chunk.pages, score=round(hit.dense, 4))
         )
     return sentences, citations
-
-
-_HEADINGS = {"gpu": "For GPUs:", "tpu": "For TPUs:"}
-
-
-def join_sentences(sentences: list[AnswerSentence]) -> str:
-    """The ``answer`` string: sentences with inline ``[chunk_id]`` markers, one line per side."""
-    lines: list[str] = []
-    current_role: str | None = None
-    for s in sentences:
-        piece = f"{s.text} [{s.chunk_id}]"
-        if s.role in _HEADINGS and s.role != current_role:
-            lines.append(f"{_HEADINGS[s.role]} {piece}")
-        elif lines and current_role == s.role:
-            lines[-1] += " " + piece
-        else:
-            lines.append(piece)
-        current_role = s.role
-    return "\n".join(lines)

@@ -39,5 +39,8 @@ def clean_question(raw: str) -> tuple[str, list[str]]:
         )
     if len(text) > MAX_QUESTION_CHARS:
         notices.append(f"Your question was {len(text)} characters; only the first {MAX_QUESTION_CHARS} were used.")
-        text = text[:MAX_QUESTION_CHARS].rstrip()
+        # a question pasted after a long log is kept: the log is what gets cut
+        tail = re.search(r"[^.?!]{3,300}\?\s*$", text[-300:])
+        asked = tail.group(0).strip() if tail else ""
+        text = (text[: MAX_QUESTION_CHARS - len(asked) - 1].rstrip() + " " + asked).strip()
     return text, notices

@@ -22,12 +22,20 @@ class RetrievalParams(_Strict):
     depth: int = Field(20, ge=1)
     dense_weight: float = Field(1.0, ge=0)
     bm25_weight: float = Field(1.0, ge=0)
+    #: weight of the question-forms ranking (0 turns the signal off)
+    forms_weight: float = Field(1.0, ge=0)
+    #: a chunk whose sentence has a question form this close (cosine) is always among the hits
+    form_pin: float = Field(0.75, ge=0, le=1.01)
     top_chunks: int = Field(4, ge=1)
 
 
 class AnswerParams(_Strict):
     lexical_weight: float = Field(0.35, ge=0)
     rank_prior: float = Field(0.05, ge=0)
+    #: weight of a sentence's closest question form (cosine with the question) in its relevance
+    form_weight: float = Field(0.5, ge=0)
+    #: a sentence with a question form this close to the question answers its ask, whatever its wording
+    form_answers: float = Field(0.8, ge=0, le=1.01)
     mmr_lambda: float = Field(0.8, ge=0, le=1)
     min_relevance_ratio: float = Field(0.75, ge=0, le=1)
     max_redundancy: float = Field(0.85, ge=0, le=1)
@@ -35,6 +43,8 @@ class AnswerParams(_Strict):
     min_support_ratio: float = Field(0.7, ge=0, le=1)
     #: ... and share a topic word with the question, or be at least this close (cosine) to the lead
     min_lead_cosine: float = Field(0.6, ge=0, le=1)
+    #: ... and, unless nearly as relevant as the lead, at least this close to the lead at all
+    min_support_cosine: float = Field(0.0, ge=0, le=1)
 
 
 class AbstainParams(_Strict):
@@ -44,6 +54,8 @@ class AbstainParams(_Strict):
     min_margin: float = 0.15
     dense_only_min: float = 0.45
     bm25_only_min: float = 1.0
+    #: a question this close (cosine) to one of a sentence's question forms is answered
+    strong_form: float = Field(0.7, ge=0, le=1.01)
 
 
 class CuratedParams(_Strict):

@@ -1,19 +1,22 @@
-"""Hybrid retrieval: dense (FAISS, cosine) and BM25 (bm25s) over the same chunks, fused with RRF.
+"""Hybrid retrieval: dense (FAISS, cosine), BM25 (bm25s) and question forms over the same chunks, fused with RRF.
 
 Dense search finds paraphrases ("keep the chip busy" ~ "utilization"); BM25 finds
-exact terms the small model blurs ("Pallas", "tf.data"). Each alone misses what the
-other catches, so both rank the same chunks and Reciprocal Rank Fusion merges them.
+exact terms the small model blurs ("Pallas", "tf.data"); the question forms of each
+note sentence (:mod:`knowledge.qa.form_match`) find the chunk holding the sentence that
+answers the question asked, matched question to question. Each alone misses what the
+others catch, so all rank the same chunks and Reciprocal Rank Fusion merges them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import bm25s
 import numpy as np
 
 from indexer.ondisk import Store, StoredChunk
+from knowledge.qa.form_match import FormMatcher
 from knowledge.qa.fusion import rrf
 from knowledge.qa.lexical import tokenize
 from knowledge.qa.params import RetrievalParams
@@ -47,6 +50,12 @@ class Evidence:
     median_dense: float
     top_bm25: float
     top_heading: float = -1.0
+    #: sentence text -> the question's cosine with that sentence's closest question form
+    form_scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def top_form(self) -> float:
+        return max(self.form_scores.values(), default=-1.0)
 
     @property
     def top_dense(self) -> float:
@@ -66,6 +75,7 @@ class Retriever:
         self._bm25 = bm25s.BM25()
         corpus_tokens = [tokenize(c.embed_text) or ["__empty__"] for c in store.chunks]
         self._bm25.index(corpus_tokens, show_progress=False)
+        self.forms = FormMatcher(store)
 
     def _dense(self, qvec: np.ndarray) -> np.ndarray:
         # While the store holds an exact (flat) index, one matrix product scores every
@@ -102,6 +112,19 @@ class Retriever:
             return np.zeros(len(self.store.chunks), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
 
+    def _pin_form_chunk(self, order: list[int], by_form: np.ndarray, k: int) -> list[int]:
+        """Keep the chunk whose sentence has the closest question form among the hits.
+
+        Rank fusion flattens scores: a question that matches one sentence's form almost
+        word for word ("which is easier to debug?") ranks that chunk first in the forms list
+        only, and chunks that do well in all three lists crowd it out. A form this close is
+        an answer to the ask, so its chunk takes the last place when it is missing.
+        """
+        best = int(np.argmax(by_form))
+        if by_form[best] < self.params.form_pin or best in order:
+            return order
+        return order[: k - 1] + [best]
+
     def search(self, question: str, qvec: np.ndarray, *, mode: Mode = "hybrid", k: int | None = None) -> tuple[list[Hit], Evidence]:
         """Rank chunks for a question; returns the top ``k`` hits and corpus-wide evidence."""
         k = k or self.params.top_chunks
@@ -110,6 +133,7 @@ class Retriever:
             return [], Evidence(0.0, 0.0, 0.0, 0.0, 0.0)
         dense = self._dense(qvec)
         lexical = self._bm25_scores(question)
+        form_scores = self.forms.sentence_scores(qvec)
         depth = min(self.params.depth, n)
         dense_rank = [int(i) for i in np.argsort(-dense, kind="stable")[:depth]]
         evidence = Evidence(
@@ -118,6 +142,7 @@ class Retriever:
             median_dense=float(np.median(dense[dense > -1.0])) if np.any(dense > -1.0) else 0.0,
             top_bm25=float(lexical.max()),
             top_heading=self._top_heading(qvec, dense_rank),
+            form_scores=form_scores,
         )
         bm25_rank = [int(i) for i in np.argsort(-lexical, kind="stable")[:depth] if lexical[i] > 0]
         if mode == "dense":
@@ -125,12 +150,16 @@ class Retriever:
         elif mode == "bm25":
             fused = {i: float(lexical[i]) for i in bm25_rank}
         else:
+            by_form = self.forms.chunk_scores(form_scores)
+            form_rank = [int(i) for i in np.argsort(-by_form, kind="stable")[:depth] if by_form[i] > -1.0]
             fused = rrf(
-                [dense_rank, bm25_rank],
+                [dense_rank, bm25_rank, form_rank],
                 k=self.params.rrf_k,
-                weights=[self.params.dense_weight, self.params.bm25_weight],
+                weights=[self.params.dense_weight, self.params.bm25_weight, self.params.forms_weight],
             )
         order = sorted(fused, key=lambda i: (-fused[i], i))[:k]
+        if mode == "hybrid" and order:
+            order = self._pin_form_chunk(order, by_form, k)
         hits = [
             Hit(chunk=self.store.chunks[i], dense=float(dense[i]), bm25=float(lexical[i]), fused=fused[i], rank=r)
             for r, i in enumerate(order)

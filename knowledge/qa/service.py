@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,17 +28,24 @@ from indexer.embedder import Embedder
 from indexer.ondisk import SourceEntry, Store, load_store
 from indexer.query_encoder import QueryEncoder, open_query_encoder
 from knowledge.paths import SOURCES_DIR
-from knowledge.qa.abstain import declined_answer, lacks_asked_kind, should_decline
+from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
 from knowledge.qa.answers import Answer
-from knowledge.qa.compose import compose, is_verdict, join_sentences, mentions_domain, side_of
+from knowledge.qa.asks import Ask, answer_type, split_asks
+from knowledge.qa.compose import compose, is_verdict, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.hygiene import EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
+from knowledge.qa.joining import join_asks, join_sentences
+from knowledge.qa.leads import answers_ask, key_objects, names_object
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 
 __all__ = ["QAEngine", "ensure_index"]
 
+#: An answer that is not an open comparison: its lead and at most two supporting sentences.
+MAX_PLAIN = 3
+#: Asks about a team's own situation: diagnoses, does-it-matter, is-that-realistic, what to watch.
+_SITUATED = frozenset({"diagnose", "how_to_fix", "does_matter", "realistic", "watch"})
 #: Intents a curated FAQ entry never answers (see ``QAEngine.curated_match``).
 _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
 
@@ -145,21 +153,51 @@ class QAEngine:
         return self.curated.match(qvec, self.params.curated, question)
 
     def ask(self, question: str, *, mode: Mode = "hybrid", query_vector: np.ndarray | None = None) -> Answer:
-        """Answer one question. Raises ``EmptyQuestionError`` for an empty one.
+        """Answer one question, ask by ask. Raises ``EmptyQuestionError`` for an empty one.
 
         ``query_vector`` is the cleaned question's embedding when a batch computed it
-        already (normalized float32, shape (dim,)).
+        already (normalized float32, shape (dim,)). A question of several asks is answered
+        ask by ask, in order, each under its short label; the extra asks are encoded in one
+        call.
         """
         text, notices = clean_question(question)
-        qvec = self.encode_query(text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+        refusal = refuse_input(text)
+        if refusal is not None:
+            return declined_answer(text, notices, reason=refusal)
+        asks, _context, dropped = split_asks(text)
+        if dropped:
+            notices = notices + [f"The question holds {len(asks) + dropped} asks; only the first {len(asks)} are answered."]
+        if len(asks) == 1:
+            one = asks[0]
+            if one.text != text:  # a pasted log around the question: only the question is searched
+                query_vector = None
+            qvec = self.encode_query(one.text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+            return self._answer_ask(one.text, qvec, one, mode, notices)
+        vectors = np.asarray(self.embedder.encode([a.query for a in asks]), dtype=np.float32)
+        parts = [self._answer_ask(a.query, v, a, mode, []) for a, v in zip(asks, vectors)]
+        return join_asks(text, asks, parts, notices, mode)
+
+    def _answer_ask(self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str]) -> Answer:
+        """The answer to one ask: curated, composed from the notes, or declined."""
         intent = self.intents.classify(text, qvec)
+        kind = answer_type(one.text, intent.name)
+        ask = replace(one, type=kind)
         if intent.name == "out_of_scope":
             return declined_answer(text, notices, reason="out_of_scope", intent=intent.name)
-        match = self.curated_match(qvec, mode, intent, text)
+        if kind != "compare" and intent.max_sentences > MAX_PLAIN:
+            intent = replace(intent, max_sentences=MAX_PLAIN)  # the lead and at most two supporting sentences
+        # the object a how / what / yes-no ask is about; a team's choice may mention anything in passing
+        objects = [] if kind in ("choice", "compare") or intent.name == "situational" else key_objects(one.text)
+        if kind in _SITUATED:  # numbers there describe the situation ("30% utilization"), not what is asked
+            objects = [o for o in objects if o.isalpha()]
+        match = None if objects else self.curated_match(qvec, mode, intent, text)
         if match is not None and intent.name in CHOICE_INTENTS and not is_verdict(match.entry.sentences[0][0]):
             match = None  # a choice is answered with a verdict first; this entry does not open with one
+        if match is not None and not answers_ask(kind, match.entry.sentences[0][0], ask.options):
+            match = None  # the entry's first sentence must answer the ask, not only its topic
         if match is not None:
-            return self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
+            curated = self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
+            return curated.model_copy(update={"ask": kind})
         # A definition is often one glossary sentence: look a little deeper for it.
         depth = self.params.retrieval.top_chunks + 4 if intent.name == "definition" else None
         hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=depth)
@@ -168,11 +206,24 @@ class QAEngine:
         lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
             intent.name == "comparison" and side_of(text) is not None
         )
+        # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
+        # by its details the same way; in our domain and with the question's words found, it is answered.
+        lenient = lenient or (
+            kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25
+        )
         if not hits or (self.declines(evidence, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)
-        sentences, citations = compose(text, qvec, hits, self.store, self.params.answer, intent)
+        sentences, citations = compose(
+            text, qvec, hits, self.store, self.params.answer, intent,
+            ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
+            can_lead=self.retriever.forms.can_lead,
+        )
+        nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         if not sentences:
-            return declined_answer(text, notices, intent=intent.name)
+            return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
+        missing = [o for o in objects if not names_object(o, [s.text for s in sentences])]
+        if missing:
+            return declined_answer(text, notices, reason="off_object", intent=intent.name, nearest=nearest, subject=missing[0])
         if lacks_asked_kind(intent, sentences):
             reason = "no_code" if intent.name == "code" else "no_figure"
             return declined_answer(text, notices, reason=reason, intent=intent.name)
@@ -185,6 +236,7 @@ class QAEngine:
             notices=notices,
             mode=mode,
             intent=intent.name,
+            ask=kind,
         )
 
     def ask_many(self, questions: Iterable[str], *, batch_size: int = 32, mode: Mode = "hybrid") -> Iterator[Answer | None]:

@@ -82,7 +82,25 @@ def test_a_gpu_verdict_still_names_the_strongest_answer_against_it(qa) -> None: 
     advice = advise(qa, "We're on AWS with critical custom CUDA kernels, training on 256 GPUs. Should we move to TPUs?")
     assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
     against = [r for r in advice.recommendation.reasons if r.direction == "against"]
-    assert against and f"On the other side: {against[0].sentence}" in advice.answer.answer
+    # reasons are the engine's rule explanations, not note sentences: labelled as such
+    assert against and f"The engine's reason against: {against[0].sentence}" in advice.answer.answer
+
+
+def test_a_diagnostic_question_about_our_setup_is_answered_from_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
+    question = ("We train a stable transformer in JAX on Google Cloud TPUs and the chips sit idle half the time. "
+                "What's going on?")
+    advice = advise(qa, question)
+    assert not advice.answer.answer.startswith("Recommendation:"), advice.answer.answer
+    assert re.search(r"idle|wait|feed", advice.answer.sentences[0].text), advice.answer.answer
+    # a rich situation may close with one line giving the engine's verdict, pointing at /recommend
+    closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
+    assert len(closing) <= 1 and all("/recommend" in line for line in closing)
+
+
+def test_facts_the_user_stated_are_never_listed_as_open(qa) -> None:  # type: ignore[no-untyped-def]
+    advice = advise(qa, "We're a PyTorch team on AWS doing inference. Should we switch to TPUs?")
+    open_line = next((line for line in advice.answer.answer.splitlines() if line.startswith("Still open")), "")
+    assert "framework" not in open_line and "cloud" not in open_line and "workload" not in open_line
 
 
 def test_a_message_not_in_english_is_not_guessed_at(qa) -> None:  # type: ignore[no-untyped-def]

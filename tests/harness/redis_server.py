@@ -40,11 +40,23 @@ class RedisServer:
     def __init__(self) -> None:
         self.port = _free_port()
         self._dir = tempfile.mkdtemp(prefix="hwbot-redis-")
-        self.proc = subprocess.Popen(
+        self.proc = self._spawn()
+
+    def _spawn(self) -> subprocess.Popen[str]:
+        return subprocess.Popen(
             [str(redis_binary()), "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
              "--dir", self._dir, "--protected-mode", "yes"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True,
         )
+
+    def restart(self) -> None:
+        """Start again on the same port, empty (no persistence), after :meth:`kill`."""
+        self.proc = self._spawn()
+        self.wait_ready()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=10)
 
     @property
     def url(self) -> str:
@@ -56,8 +68,7 @@ class RedisServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                out = self.proc.stdout.read() if self.proc.stdout else ""
-                pytest.fail(f"redis-server exited with {self.proc.returncode}: {out[-500:]}")
+                pytest.fail(f"redis-server exited with {self.proc.returncode}")
             try:
                 if redis.Redis.from_url(self.url).ping():
                     return

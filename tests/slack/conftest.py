@@ -22,13 +22,13 @@ import pytest
 
 from bot.slack.app import LISTENER_THREADS, SlackWorker, build_worker
 from bot.slack.feedback import FeedbackStore
+from bot.slack.front import SlackFront
 from bot.slack.runtime import EngineAnswers, SlackEngine, SlackRuntime
-from bot.slack.wsgi import SlackWsgi
 from bot.state import SqliteStateStore
 from common.slack_settings import SlackSettings
+from tests.harness.asgi_server import LoopbackAsgiServer
 from tests.harness.fake_slack import FakeSlackApi
 from tests.harness.slack_requests import SlackSender
-from tests.harness.wsgi_server import LoopbackWsgiServer
 
 #: Made-up credentials, shaped like real ones so the redaction patterns are exercised.
 BOT_TOKEN = "xoxb-1111111111-2222222222-hwbotTESTbotTOKENvalue"
@@ -66,7 +66,7 @@ class TrackingExecutor(ThreadPoolExecutor):
 @dataclass
 class RunningBot:
     fake: FakeSlackApi
-    server: LoopbackWsgiServer
+    server: LoopbackAsgiServer
     runtime: SlackRuntime
     sender: SlackSender
     executor: TrackingExecutor
@@ -146,7 +146,7 @@ def start_bot(fake_slack: FakeSlackApi, engine_core: EngineAnswers, tmp_path: Pa
         worker = build_worker(runtime, executor=executor)
         if background:
             worker.start()
-        server = LoopbackWsgiServer(SlackWsgi(worker.app, SIGNING_SECRET)).start()
+        server = LoopbackAsgiServer(SlackFront(worker.app, SIGNING_SECRET, health=worker.health)).start()
         running = RunningBot(fake_slack, server, runtime, SlackSender(server.url, SIGNING_SECRET), executor, worker)
         started.append(running)
         return running

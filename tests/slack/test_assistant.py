@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.slack.assistant import ACTION_OPEN_INTAKE, SUGGESTED_PROMPTS
 from tests.harness.slack_requests import block_action, message, next_ts
 from tests.slack.conftest import RunningBot, block_texts, blocks_of
@@ -44,3 +46,16 @@ def test_start_a_recommendation_offers_the_intake_form(bot: RunningBot) -> None:
     view = bot.fake.wait_for("views.open")[0].body["view"]
     assert view["callback_id"] == "hwbot_intake"
     assert "recommendation" in " ".join(block_texts(blocks_of(post))).lower()
+
+
+@pytest.mark.parametrize("text, title", [
+    ("<!here> GPU or TPU?", "here GPU or TPU?"),
+    ("<!channel> <@U0ALICE> ask <!subteam^S1|@infra> now", "channel @U0ALICE ask @infra now"),
+    ("<!everyone>", "everyone"),
+])
+def test_the_thread_title_carries_no_broadcast_or_mention_markup(text: str, title: str) -> None:
+    from bot.slack.assistant import thread_title
+
+    made = thread_title(text, "UHWBOT01")
+    assert "<" not in made and "@here" not in made and "@channel" not in made and "@everyone" not in made
+    assert made == title

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.slack.card import ACTION_REFINE, ACTION_WHATIF_PREFIX
+from bot.slack.origin import ELSEWHERE
 from bot.slack.recommend_blocks import KIND_NAMES
 from knowledge.recommend.profile import parse_profile
 from knowledge.recommend.recommender import recommend
@@ -12,20 +13,27 @@ from tests.slack.conftest import RunningBot, block_texts
 
 
 def _card(bot: RunningBot) -> dict:
+    """The posted card's body, with the ``ts`` and ``channel`` Slack answered with."""
     bot.sender.interactive(view_submission(select_state(TPU_FRIENDLY), user="UASKER01"))
-    return bot.fake.wait_for("chat.postMessage")[0].body
+    return _posted(bot.fake.wait_for("chat.postMessage")[0])
+
+
+def _posted(call) -> dict:  # type: ignore[no-untyped-def]
+    return {**call.body, "ts": call.response["ts"], "channel": call.response.get("channel") or call.body["channel"]}
 
 
 def _select(blocks: list[dict], field: str) -> dict:
     return next(e for b in blocks if b["type"] == "actions" for e in b["elements"] if e["action_id"] == ACTION_WHATIF_PREFIX + field)
 
 
-def _click(card: dict, action: dict) -> dict:
+def _click(card: dict, action: dict, *, user: str = "UASKER01", channel: str | None = None, ts: str | None = None,
+           response_url: str = "") -> dict:
+    channel, ts = channel or card["channel"], ts or card["ts"]
     return {
-        "type": "block_actions", "user": {"id": "UASKER01", "team_id": "THWTEAM1"}, "team": {"id": "THWTEAM1"},
-        "container": {"type": "message", "message_ts": "1700000000.000009", "channel_id": card["channel"]},
-        "trigger_id": "1.2.trigger", "channel": {"id": card["channel"]}, "response_url": "",
-        "message": {"ts": "1700000000.000009", "blocks": card["blocks"]}, "actions": [action],
+        "type": "block_actions", "user": {"id": user, "team_id": "THWTEAM1"}, "team": {"id": "THWTEAM1"},
+        "container": {"type": "message", "message_ts": ts, "channel_id": channel},
+        "trigger_id": "1.2.trigger", "channel": {"id": channel}, "response_url": response_url,
+        "message": {"ts": ts, "blocks": card["blocks"]}, "actions": [action],
     }
 
 
@@ -66,7 +74,7 @@ def test_a_situational_mention_carries_menus_set_to_what_was_understood(bot: Run
 
     question = "we're on AWS, PyTorch with a few custom CUDA kernels, 8 GPUs, the model changes every week. should we move to TPUs?"
     bot.sender.event(mention(question))
-    post = bot.fake.wait_for("chat.postMessage")[0].body
+    post = _posted(bot.fake.wait_for("chat.postMessage")[0])
     text = "\n".join(block_texts(post["blocks"]))
     assert "*Recommendation:* GPU (from " in text
     understood = {"cloud": "other_single_cloud", "framework": "pytorch", "custom_kernels": "some",
@@ -93,3 +101,24 @@ def test_a_question_about_the_hardware_has_no_menus(bot: RunningBot) -> None:
     bot.sender.event(mention("Why would a TPU sit idle?"))
     post = bot.fake.wait_for("chat.postMessage")[0].body
     assert not [b for b in post["blocks"] if b["type"] == "actions" and b.get("block_id", "").startswith("hwbot_whatif")]
+
+
+def test_a_card_action_from_another_message_channel_or_person_changes_nothing(bot: RunningBot) -> None:
+    card = _card(bot)
+    cloud = _select(card["blocks"], "cloud")
+    on_prem = next(o for o in cloud["options"] if o["value"].endswith("|on_prem"))
+    change = {"action_id": cloud["action_id"], "type": "static_select", "selected_option": on_prem, "block_id": "x", "action_ts": "1"}
+    refine = next(e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"] == ACTION_REFINE)
+    press = {"action_id": ACTION_REFINE, "type": "button", "value": refine["value"]}
+    hook = bot.fake.webhook_url("elsewhere")
+    for forged in (_click(card, change, channel="COTHER001", ts="1699999999.000777", response_url=hook),  # another channel
+                   _click(card, change, ts="1699999999.000777", response_url=hook),  # another message, same channel
+                   _click(card, change, user="UINTRUDER", response_url=hook),  # the right message, another person
+                   _click(card, press, user="UINTRUDER", response_url=hook),  # Refine: another person's profile
+                   _click(card, press, channel="COTHER001", response_url=hook)):
+        assert bot.sender.interactive(forged).status == 200
+    notes = bot.fake.wait_for("response_url", 5)
+    bot.wait_idle()
+    assert {c.body.get("text") for c in notes} == {ELSEWHERE}
+    assert all(c.body.get("response_type") == "ephemeral" for c in notes)
+    assert bot.fake.calls("chat.update") == [] and bot.fake.calls("views.open") == []

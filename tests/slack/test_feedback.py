@@ -7,6 +7,7 @@ import re
 import sqlite3
 
 from bot.slack.blocks import ACTION_HELPFUL, ACTION_NOT_HELPFUL, FEEDBACK_BLOCK_ID
+from bot.slack.origin import ELSEWHERE
 from tests.harness.slack_requests import block_action, mention
 from tests.slack.conftest import RunningBot, block_texts, blocks_of
 
@@ -161,3 +162,19 @@ def test_a_declined_answer_offers_ask_the_experts_which_posts_once_with_a_link_b
     assert len(posts) == 1
     text = "\n".join(block_texts(posts[0]["blocks"]))
     assert "pizza topping" in text and "https://hwbot-test.example/archives/CGENERAL1/p" in text
+
+
+def test_a_click_from_another_conversation_changes_nothing(bot: RunningBot) -> None:
+    message, answer_id, _ = _answered(bot)
+    hook = bot.fake.webhook_url("elsewhere1")
+    elsewhere = dict(message, ts="1699999999.000777")
+    for payload in (
+        block_action(action_id=ACTION_HELPFUL, value=answer_id, channel="COTHER001", message=message, response_url=hook),
+        block_action(action_id=ACTION_NOT_HELPFUL, value=answer_id, channel="CGENERAL1", message=elsewhere, response_url=hook),
+    ):
+        assert bot.sender.interactive(payload).status == 200
+    notes = bot.fake.wait_for("response_url", 2)
+    bot.wait_idle()
+    assert {c.body["text"] for c in notes} == {ELSEWHERE} and all(c.body["response_type"] == "ephemeral" for c in notes)
+    assert bot.runtime.feedback.votes() == []
+    assert bot.fake.calls("chat.update") == [] and bot.fake.calls("views.open") == []

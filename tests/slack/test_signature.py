@@ -87,3 +87,42 @@ def test_other_paths_and_oversized_bodies_are_refused(bot: RunningBot) -> None:
     assert conn.getresponse().status == 413
     conn.close()
     assert bot.fake.calls() == []
+
+
+@pytest.mark.parametrize(
+    "case", ["latin1_body", "binary_body", "non_ascii_signature", "missing_timestamp", "stale_binary", "valid_sig_on_binary"]
+)
+def test_pre_auth_bytes_of_any_kind_get_one_401_line_and_no_traceback(bot: RunningBot, hwbot_logs, case: str) -> None:  # type: ignore[no-untyped-def]
+    """The signature is checked over the raw bytes: a body that is not UTF-8 used to crash the check (a 500)."""
+    import hashlib
+    import hmac
+    import urllib.error
+    import urllib.request
+
+    from tests.slack.conftest import SIGNING_SECRET
+
+    now = str(int(time.time()))
+    body = {"latin1_body": "caf\xe9 {}".encode("latin-1"), "binary_body": bytes(range(256)), "stale_binary": b"\xff\xfe\x00",
+            "valid_sig_on_binary": b"\xff\xfe{}", "non_ascii_signature": b"{}", "missing_timestamp": b"\x80{}"}[case]
+    headers = {"Content-Type": "application/json", "X-Slack-Request-Timestamp": now, "X-Slack-Signature": "v0=" + "1" * 64}
+    if case == "non_ascii_signature":
+        headers["X-Slack-Signature"] = "v0=\u00e9\u00e9"
+    elif case == "missing_timestamp":
+        del headers["X-Slack-Request-Timestamp"]
+    elif case == "stale_binary":
+        headers["X-Slack-Request-Timestamp"] = str(int(now) - 3600)
+    elif case == "valid_sig_on_binary":  # a secret-holder's malformed body: past auth, so a 400
+        headers["X-Slack-Signature"] = "v0=" + hmac.new(SIGNING_SECRET.encode(), b"v0:" + now.encode() + b":" + body, hashlib.sha256).hexdigest()
+    request = urllib.request.Request(bot.sender.url, data=body, headers={k: v.encode("utf-8").decode("latin-1") for k, v in headers.items()},
+                                     method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            status = resp.status
+    except urllib.error.HTTPError as err:
+        status = err.code
+    assert status == (400 if case == "valid_sig_on_binary" else 401)
+    ours = [r for r in hwbot_logs.records if r.name.startswith("hwbot") and r.levelno >= 30]
+    assert len(ours) == 1 and "refused a request" in ours[0].getMessage()
+    assert not any(r.exc_info for r in hwbot_logs.records), "no traceback for pre-auth bytes"
+    bot.wait_idle()
+    assert bot.fake.calls("chat.postMessage") == []

@@ -132,3 +132,35 @@ def test_a_failed_views_open_is_reported_to_the_user(bot: RunningBot) -> None:
 )
 def test_parse_command(text: str, expected: tuple[str, str]) -> None:
     assert parse_command(text) == expected
+
+
+def test_an_ask_is_pending_work_until_answered_and_a_dead_workers_ask_is_finished(start_bot, engine_core) -> None:  # type: ignore[no-untyped-def]
+    """``/hwbot ask`` is written down before the ack, like a mention, so a crash after the ack loses nothing."""
+    import json
+
+    from bot.slack.durable import PendingWork
+
+    gate = GatedCore(engine_core)
+    bot = start_bot(core=gate, background=True)
+    assert bot.sender.command("ask Where are TPUs strongest?", channel="CPENDING1").status == 200
+    gate.wait_waiting(1)
+    records = [json.loads(raw) for _, raw in bot.runtime.state.items("pending")]
+    assert [r["kind"] for r in records] == ["command"] and records[0]["owner"] == bot.runtime.worker_id
+    gate.release.set()
+    bot.fake.wait_for("chat.postMessage", where=lambda c: c.body.get("channel") == "CPENDING1")
+    bot.wait_idle()
+    assert bot.runtime.state.items("pending") == []
+
+    # A worker that died after its ack left this record behind; this worker's recovery answers it, once.
+    command = {"channel_id": "CPENDING2", "user_id": "UASKER01", "team_id": "THWTEAM1", "text": "ask Why would a TPU sit idle?",
+               "response_url": "", "trigger_id": "99.98.trigger"}
+    PendingWork(bot.runtime.state, "deadhost:1:dead").record("command:99.98.trigger", {"kind": "command", "command": command})
+    posted = bot.fake.wait_for("chat.postMessage", where=lambda c: c.body.get("channel") == "CPENDING2", timeout=30)
+    assert len(posted) == 1
+    import time
+
+    deadline = time.monotonic() + 15  # the recovery thread finishes the record right after its post
+    while bot.runtime.state.items("pending") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert bot.runtime.state.items("pending") == []
+    assert len(bot.fake.calls("chat.postMessage", ok_only=True)) == 2

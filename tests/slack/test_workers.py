@@ -208,3 +208,24 @@ def test_sigterm_drains_in_flight_work_before_the_worker_exits(cluster: Cluster)
     assert f"recovering pending event {envelope['event_id']} " not in cluster.b.log()
     cluster.a = BotProcess(cluster.a.env, SIGNING_SECRET, port=cluster.a.port).start()
     cluster.a.wait_healthy()
+
+
+def test_64_slowloris_and_64_slow_bodies_do_not_stop_a_signed_event_or_healthz(cluster: Cluster) -> None:
+    """One client holds 128 half-sent requests on the two-worker deployment; Slack still gets its ack in time."""
+    import time
+
+    from tests.harness.slow_clients import SlowClients, timed_get
+
+    with SlowClients(cluster.b.port, slowloris=64, slow_body=64, interval=0.5) as slow:
+        time.sleep(1.0)  # every slow connection is open and trickling
+        event = mention(QUESTION, channel="CWORKERS7")
+        reply = cluster.b.sender.event(event)
+        assert reply.status == 200
+        assert reply.received_at - reply.sent_at < 3.0
+        status, seconds = timed_get(f"http://127.0.0.1:{cluster.b.port}/healthz", timeout=5)
+        assert status == 200 and seconds < 3.0
+        cluster.wait_answer(event["ts"])
+        deadline = time.monotonic() + 15
+        while slow.socks and time.monotonic() < deadline:  # cut off: headers after 5 s, bodies after 7 s
+            time.sleep(0.25)
+        assert slow.closed_by_server == 128, f"{len(slow.socks)} slow connections still open"

@@ -59,9 +59,10 @@ def test_changed_source_reembeds_only_what_changed(index_copy, sources_dir, embe
 
 def test_full_rebuild_reembeds_everything(index_copy, sources_dir, embedder):
     report = build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True)
-    headings = load_store(index_copy).manifest.n_headings
+    manifest = load_store(index_copy).manifest
     assert report.reused == 0 and report.changed
-    assert report.chunks <= report.embedded <= report.chunks + report.sentences + headings
+    # chunks, sentences, headings and the sentences' question forms (indexer.forms)
+    assert report.chunks <= report.embedded <= report.chunks + report.sentences + manifest.n_headings + manifest.n_forms
 
 
 def test_bad_source_leaves_the_old_index_untouched(index_copy, sources_dir, embedder, tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.state import CLAIM_DONE, CLAIM_IN_FLIGHT, RedisStateStore, SqliteStateStore, StateStore, claim_state
+from bot.state import CLAIM_DONE, CLAIM_IN_FLIGHT, GuardedStore, RedisStateStore, SqliteStateStore, StateStore, claim_state
 from bot.state.factory import open_state_store
 from common.errors import ConfigError
 from common.settings import HwbotSettings
@@ -103,10 +103,12 @@ def test_update_is_atomic(store: StateStore) -> None:
 def test_the_factory_follows_the_settings(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     if backend == "sqlite":
         opened = open_state_store(HwbotSettings(state_dir=tmp_path, redis_url=""))
-        assert isinstance(opened, SqliteStateStore) and opened.path.parent == tmp_path
+        assert isinstance(opened, GuardedStore) and isinstance(opened.backend, SqliteStateStore)
+        assert opened.backend.path.parent == tmp_path
         return
     server: RedisServer = request.getfixturevalue("redis_server")
-    assert isinstance(open_state_store(HwbotSettings(redis_url=server.url)), RedisStateStore)
+    opened = open_state_store(HwbotSettings(redis_url=server.url))
+    assert isinstance(opened, GuardedStore) and isinstance(opened.backend, RedisStateStore)
     with pytest.raises(ConfigError) as info:
         RedisStateStore("redis://127.0.0.1:1/0")
     assert "HWBOT_REDIS_URL" in info.value.one_line()

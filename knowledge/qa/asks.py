@@ -1,0 +1,246 @@
+"""The asks of a question: what each part wants back, before anything is retrieved.
+
+A question may hold several asks ("(1) does bf16 matter? (2) how do we stop
+recompiling?"), and each wants a different kind of answer: yes/no, which one, why, how,
+how to fix, what is, a list, does X matter, a choice for our team, a figure, code, a
+diagnosis. The answer is composed per ask, in order, under a short label when there are
+several (:mod:`knowledge.qa.service`); the type decides what its lead sentence must do
+(:mod:`knowledge.qa.leads`).
+
+Splitting and the type cues are data (``data/asks.toml``). When no cue names the type,
+the question engine's intent decides it: the nearest labelled prototype, compared with
+the query vector the engine computes anyway (a meaning-based signal at no extra cost).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["Ask", "AskData", "ask_data", "split_asks", "answer_type", "ASK_TYPES", "looks_like_log"]
+
+_FILE = Path(__file__).with_name("data") / "asks.toml"
+
+ASK_TYPES = (
+    "code", "figure", "choice", "diagnose", "how_to_fix", "does_matter", "realistic", "watch", "compare",
+    "which_one", "why", "how", "list", "what_is", "yes_no",
+)
+#: The question engine's intent → answer type, when no cue of ``[types]`` matched.
+INTENT_TYPES = {
+    "definition": "what_is", "why": "why", "how": "how", "yes_no": "yes_no", "comparison": "compare",
+    "situational": "choice", "figure": "figure", "code": "code", "out_of_scope": "out_of_scope",
+}
+
+
+def _compiled(patterns: list[str]) -> list[str]:
+    for p in patterns:
+        re.compile(p)  # a bad pattern fails at load, naming itself
+    return patterns
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SplitCues(_Strict):
+    numbered: str
+    joiners: list[str]
+
+
+class Objects(_Strict):
+    words: list[str]
+    shapes: list[str]
+
+
+class Language(_Strict):
+    max_non_ascii_share: float = Field(ge=0, le=1)
+    min_foreign: int = Field(ge=1)
+    foreign: list[str]
+    english: list[str]
+
+
+class Hedges(_Strict):
+    patterns: list[str]
+
+
+class AskData(_Strict):
+    max_asks: int = Field(ge=1, le=10)
+    min_words: int = Field(ge=1)
+    split: SplitCues
+    types: dict[str, list[str]]
+    lead: dict[str, list[str]]
+    hedges: Hedges
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+    objects: Objects
+    language: Language
+
+    @field_validator("types", "lead")
+    @classmethod
+    def _known(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = set(v) - set(ASK_TYPES)
+        if unknown:
+            raise ValueError(f"unknown answer types {sorted(unknown)} (known: {', '.join(ASK_TYPES)})")
+        for patterns in v.values():
+            _compiled(patterns)
+        return v
+
+
+@lru_cache(maxsize=1)
+def ask_data() -> AskData:
+    return AskData(**tomllib.loads(_FILE.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
+def _type_cues() -> list[tuple[str, list[re.Pattern[str]]]]:
+    data = ask_data()
+    return [(name, [re.compile(p, re.I) for p in data.types.get(name, [])]) for name in ASK_TYPES]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One ask: its own words, the label it is answered under, and (after typing) its answer type."""
+
+    text: str
+    label: str = ""
+    type: str = ""
+    options: tuple[str, ...] = field(default_factory=tuple)
+    #: what retrieval searches with: the ask, after what it refers back to ("how do we fix it?")
+    search: str = ""
+
+    @property
+    def query(self) -> str:
+        return self.search or self.text
+
+
+def answer_type(text: str, intent: str) -> str:
+    """The ask's answer type: a cue of ``[types]`` (in ``ASK_TYPES`` order), else the intent's."""
+    if intent in ("figure", "code", "out_of_scope"):
+        return INTENT_TYPES[intent]
+    options = options_of(text)
+    if options and {o.rstrip("s") for o in options} <= {"gpu", "tpu"}:
+        # "TPU or GPU?" is a choice for the team when it speaks of the team, else an open comparison
+        return "choice" if _TEAM.search(text) else "compare"
+    for name, patterns in _type_cues():
+        if name == "yes_no" and options:
+            return "which_one"  # "is it the compiler or the input pipeline?" names its options
+        if any(p.search(text) for p in patterns):
+            return name
+    if intent == "comparison" and not (_GPU.search(text) and _TPU.search(text)) and not _OPEN.search(text):
+        return "yes_no"  # "we use spot TPUs without checkpointing" is a check, not an open comparison
+    return INTENT_TYPES.get(intent, "how")
+
+
+_OPEN = re.compile(r"\b(when|which|what|whether)\b", re.I)
+_GPU = re.compile(r"\bgpus?\b", re.I)
+_TPU = re.compile(r"\btpus?\b", re.I)
+_TEAM = re.compile(r"\b(we|we're|our|us|my team|my company|i'm|i am)\b", re.I)
+_OPTION = re.compile(r"\b([\w./+-]+) or (?:an? |the |only |just )?([\w./+-]+)", re.I)
+_NOT_OPTION = frozenset({"a", "an", "the", "it", "is", "are", "more", "less", "not", "either", "whether", "and", "only", "just"})
+
+
+def options_of(text: str) -> tuple[str, ...]:
+    """The options of an "A or B?" ask (the words either side of its first "or"), else ()."""
+    m = _OPTION.search(text)
+    if m is None or {m[1].lower(), m[2].lower()} & _NOT_OPTION:
+        return ()
+    return (m[1].lower(), m[2].lower())
+
+
+_TOKEN = re.compile(r"[^\s]+")
+
+
+def looks_like_log(text: str) -> bool:
+    """Mostly pasted output: most tokens carry digits, paths, brackets or '=' rather than words."""
+    tokens = _TOKEN.findall(text)
+    if len(tokens) < 20:
+        return False
+    noisy = sum(1 for t in tokens if _noisy(t))
+    return noisy / len(tokens) >= 0.35
+
+
+def _noisy(token: str) -> bool:
+    return re.search(r"[\d/\\=\[\]{}<>|:_]", token) is not None
+
+
+def _tail_question(text: str) -> str:
+    """The words after the last log-like token: the question a pasted log ends with."""
+    tokens = text.split()
+    last = max((i for i, t in enumerate(tokens) if _noisy(t)), default=-1)
+    tail = " ".join(tokens[last + 1 :])
+    return tail if len(tail.split()) >= 3 else text
+
+
+def _label(text: str) -> str:
+    words = re.sub(r"^\W+", "", text).rstrip(" ?.!").split()
+    short = " ".join(words[:7])
+    return short + ("…" if len(words) > 7 else "")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[?.!])\s+(?=\S)", text) if s.strip()]
+
+
+def _merge_short(parts: list[str], min_words: int) -> list[str]:
+    out: list[str] = []
+    for p in parts:
+        if out and len(p.split()) < min_words:
+            out[-1] = f"{out[-1]} {p}"
+        else:
+            out.append(p)
+    return out
+
+
+def split_asks(text: str) -> tuple[list[Ask], str, int]:
+    """The question's asks (untyped), its context (statements before them) and how many asks were dropped.
+
+    A single ask keeps the whole text (its situation helps retrieval), unless the rest is
+    mostly pasted log output, which only adds noise.
+    """
+    data = ask_data()
+    numbered = re.compile(data.split.numbered)
+    marks = list(numbered.finditer(text))
+    context = ""
+    if len(marks) >= 2:
+        context = text[: marks[0].start()].strip()
+        parts = [text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip() for i, m in enumerate(marks)]
+    else:
+        sentences = _sentences(text)
+        asked = [i for i, s in enumerate(sentences) if s.endswith("?")]
+        if len(asked) >= 2:
+            context = " ".join(sentences[: asked[0]])
+            parts = [" ".join(sentences[a : (asked[j + 1] if j + 1 < len(asked) else a + 1)]) for j, a in enumerate(asked)]
+            # statements after the last question belong to it
+            parts[-1] = " ".join([parts[-1]] + sentences[asked[-1] + 1 :])
+        elif looks_like_log(text):
+            parts = [_tail_question(text)]
+        else:
+            parts = [text]
+    joined: list[str] = []
+    for part in parts:
+        pieces = [part]
+        for joiner in data.split.joiners:
+            pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
+        joined.extend(_LEADING.sub("", p).strip(" ,;") for p in pieces if p.strip(" ,;"))
+    joined = _merge_short([p for p in joined if re.search(r"\w", p)], data.min_words) or [text]
+    dropped = max(0, len(joined) - data.max_asks)
+    kept = joined[: data.max_asks]
+    asks: list[Ask] = []
+    for i, p in enumerate(kept):
+        search = ""
+        if len(kept) > 1 and _REFERS.search(p):
+            before = kept[i - 1] if i else context
+            search = f"{before} {p}".strip() if before else ""
+        asks.append(Ask(text=p, label=_label(p) if len(kept) > 1 else "", options=options_of(p), search=search))
+    return asks, context, dropped
+
+
+#: Joining words at either end of an ask ("And what is Pallas for?", "what does XLA stand for, and").
+_LEADING = re.compile(r"^\s*(?:and|also|plus|so)\b,?\s*|,?\s*\b(?:and|also)\s*$", re.I)
+
+#: An ask that points back at what came before it.
+_REFERS = re.compile(r"\b(it|that|this|them|those|these|they)\b", re.I)

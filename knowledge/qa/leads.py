@@ -1,0 +1,98 @@
+"""Does a sentence answer the ask, and is the question about something the notes name?
+
+A lead sentence must answer its ask, not merely share its topic: a yes/no ask leads with
+a sentence whose polarity is explicit, a which-one ask with one naming an option, a
+how-to-fix ask with an action, a does-X-matter ask with a sentence about an effect
+(``[lead]`` in ``data/asks.toml``). A fallback or hedge sentence never leads
+(``[hedges]``).
+
+The question's key object (Slurm, EKS, Colab, a region, a driver version, a percentage:
+``[objects]``) must appear in the chosen evidence, or the answer declines: sharing the
+words GPU, CUDA or TPU is not an answer about Slurm.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from knowledge.qa.asks import ask_data
+
+__all__ = ["answers_ask", "is_hedge", "key_objects", "names_object", "foreign_language"]
+
+
+@lru_cache(maxsize=1)
+def _lead_cues() -> dict[str, list[re.Pattern[str]]]:
+    data = ask_data()
+    out = {name: [re.compile(p, re.I) for p in pats] for name, pats in data.lead.items()}
+    # how / what to watch / is it realistic are answered like their nearest typed cousin
+    out.setdefault("how", out.get("how_to_fix", []))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _hedges() -> list[re.Pattern[str]]:
+    return [re.compile(p, re.I) for p in ask_data().hedges.patterns]
+
+
+def is_hedge(sentence: str) -> bool:
+    """A fallback or hedge ("When neither list fits cleanly, ...") that cannot open an answer."""
+    return any(p.search(sentence) for p in _hedges())
+
+
+def _stem(word: str) -> str:
+    w = word.lower().strip(".,;:!?()'\"")
+    return w[:-1] if w.endswith("s") and len(w) > 3 else w
+
+
+def answers_ask(ask_type: str, sentence: str, options: tuple[str, ...] = ()) -> bool:
+    """Whether ``sentence`` does what a lead for an ask of ``ask_type`` must do."""
+    if is_hedge(sentence):
+        return False
+    if ask_type == "which_one" and options:
+        words = {_stem(w) for w in re.findall(r"[\w./+-]+", sentence)}
+        low = sentence.lower()
+        aliases = ask_data().aliases
+        return any(_stem(opt) in words or any(a in low for a in aliases.get(opt, [])) for opt in options)
+    cues = _lead_cues().get(ask_type)
+    if not cues:
+        return True
+    return any(p.search(sentence) for p in cues)
+
+
+_WORD = re.compile(r"[A-Za-z0-9][\w.%/+-]*")
+
+
+@lru_cache(maxsize=1)
+def _objects() -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
+    data = ask_data().objects
+    return frozenset(w.lower() for w in data.words), tuple(re.compile(p, re.I) for p in data.shapes)
+
+
+def key_objects(text: str) -> list[str]:
+    """The near-domain things the ask is about that an answer must name (in order, no repeats)."""
+    words, shapes = _objects()
+    out: list[str] = []
+    for raw in _WORD.findall(text):
+        token = raw.lower().rstrip(".,;:")
+        if (token in words or any(p.match(token) for p in shapes)) and token not in out:
+            out.append(token)
+    return out
+
+
+def names_object(obj: str, sentences: list[str]) -> bool:
+    """Whether one of the sentences names ``obj`` (a whole word, case-insensitive)."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(obj) + r"(?![\w])", re.I)
+    return any(pattern.search(s) for s in sentences)
+
+
+def foreign_language(text: str) -> bool:
+    """A question in another language: mostly non-ASCII letters, or another language's function words."""
+    lang = ask_data().language
+    letters = [c for c in text if c.isalpha()]
+    if letters and sum(1 for c in letters if not c.isascii()) / len(letters) >= lang.max_non_ascii_share:
+        return True
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
+    foreign = sum(1 for w in words if w in set(lang.foreign))
+    english = sum(1 for w in words if w in set(lang.english))
+    return foreign >= lang.min_foreign and foreign > english

@@ -1,0 +1,94 @@
+"""The asks of a question: splitting, answer types, what a lead must do, key objects, odd input.
+
+Pure text: no model. The engine-level behaviour is in tests/engine/test_asks_answered.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.qa.abstain import refuse_input
+from knowledge.qa.asks import answer_type, ask_data, split_asks
+from knowledge.qa.leads import answers_ask, foreign_language, is_hedge, key_objects, names_object
+
+
+def test_numbered_parts_become_asks_in_order():
+    asks, _, dropped = split_asks("(1) does bf16 matter for us? (2) how do we stop recompiling? (3) is a stalled TPU billed?")
+    assert [a.text for a in asks] == ["does bf16 matter for us?", "how do we stop recompiling?", "is a stalled TPU billed?"]
+    assert dropped == 0 and all(a.label for a in asks)
+
+
+def test_several_question_marks_and_inner_questions_split():
+    asks, context, _ = split_asks("We train on GCP. Why is our TPU idle? Also, where should preprocessing run?")
+    assert context == "We train on GCP." and len(asks) == 2 and asks[1].text.startswith("where")
+    asks, _, _ = split_asks("our TPU utilization is terrible, what's going on and how do we fix it?")
+    assert len(asks) == 2 and asks[1].text == "how do we fix it?"
+    assert "utilization" in asks[1].query  # "it" is searched with what it refers to
+
+
+def test_a_single_ask_keeps_its_whole_situation():
+    text = "We are a small PyTorch team on AWS. Should we look at TPUs?"
+    asks, _, _ = split_asks(text)
+    assert [a.text for a in asks] == [text] and asks[0].label == ""
+
+
+def test_fifty_sub_questions_are_bounded():
+    asks, _, dropped = split_asks(" ".join(f"Q{i}: what is XLA number {i}?" for i in range(50)))
+    assert len(asks) == ask_data().max_asks and dropped == 50 - ask_data().max_asks
+
+
+def test_a_pasted_log_keeps_only_its_question():
+    log = "E0101 12:00:01.123 worker_3 step=100 loss=nan /usr/lib/python3/x.py:12 [xla] retrace=7 " * 12
+    asks, _, _ = split_asks(log + "why does this keep recompiling on our tpu?")
+    assert asks[0].text == "why does this keep recompiling on our tpu?"
+
+
+@pytest.mark.parametrize(
+    "question, intent, expected",
+    [
+        ("does bf16 matter for us?", "yes_no", "does_matter"),
+        ("how do we stop recompiling?", "how", "how_to_fix"),
+        ("is a stalled TPU billed?", "yes_no", "yes_no"),
+        ("Is bfloat16 or float32 the native format on TPUs?", "yes_no", "which_one"),
+        ("our TPU utilization is terrible, what's going on", "situational", "diagnose"),
+        ("We use PyTorch on AWS. Should we switch to TPUs?", "situational", "choice"),
+        ("Compare GPUs and TPUs.", "comparison", "compare"),
+        ("is 3 weeks to port our model realistic?", "yes_no", "realistic"),
+        ("What is the price per hour?", "figure", "figure"),
+        ("Who makes TPUs?", "definition", "what_is"),
+    ],
+)
+def test_answer_types(question, intent, expected):
+    assert answer_type(question, intent) == expected
+
+
+def test_a_lead_must_do_what_the_ask_wants():
+    assert answers_ask("which_one", "Mixed precision in bfloat16 is native on TPUs.", ("bf16", "fp32"))
+    assert not answers_ask("which_one", "A GPU is the safe default.", ("bf16", "fp32"))
+    assert answers_ask("how_to_fix", "Deleting a TPU VM when no job runs is the way to stop its charge.")
+    assert not answers_ask("how_to_fix", "TPUs were designed by Google.")
+    hedge = "When neither list fits cleanly, the choice depends on porting time."
+    assert is_hedge(hedge) and not answers_ask("why", hedge)
+
+
+def test_key_objects_are_near_domain_things_and_shapes():
+    objs = key_objects("How do I run TPU jobs under Slurm on EKS in us-east1 with driver 535.104 for a 30% speedup?")
+    assert objs == ["slurm", "eks", "us-east1", "driver", "535.104", "30%"]
+    assert key_objects("Why would a TPU sit idle?") == []
+    assert names_object("spot", ["Spot or preemptible TPUs cost less per hour."])
+    assert not names_object("eks", ["GPUs are sold by every major cloud."])
+
+
+@pytest.mark.parametrize("text", ["¿Qué es una TPU y cuándo conviene usarla?", "Was ist eine TPU und wann sollte man sie benutzen?", "TPUとGPUの違いは何ですか"])
+def test_another_language_is_recognised(text):
+    assert foreign_language(text) and refuse_input(text) == "language"
+
+
+@pytest.mark.parametrize("text", ["tpu billing idle time explained", "gpu vs tpu pls", "is a TPU a good idea for us?"])
+def test_terse_english_is_not_taken_for_another_language(text):
+    assert not foreign_language(text) and refuse_input(text) is None
+
+
+@pytest.mark.parametrize("text", ["!!! ??? ...", "🙂🙂🙂", "?"])
+def test_only_punctuation_or_emoji_is_no_question(text):
+    assert refuse_input(text) == "no_question"
