@@ -69,6 +69,8 @@ def test_stale_tampered_or_foreign_heads_are_refused_with_one_line(encoder, tmp_
         fh.write('{"id": "z-1", "text": "we use jax", "labels": {"framework": "jax"}}\n')
     with pytest.raises(HeadsUnavailable, match="trained on other labelled data.*hwbot train-extractor"):
         load_heads(model_id=encoder.model_id, probe=probe, data_files=(more, *TRAINING_FILES[1:]))
+    with pytest.raises(HeadsUnavailable, match="data the learned heads were trained on is missing"):
+        load_heads(model_id=encoder.model_id, probe=probe, data_files=(tmp_path / "gone.jsonl",))
     with pytest.raises(HeadsUnavailable, match="another embedding model"):
         load_heads(model_id=encoder.model_id, probe=probe[::-1].copy())
     copy = tmp_path / "heads"

@@ -130,7 +130,11 @@ def load_heads(
         raise HeadsUnavailable(f"the learned heads are format {manifest.format}, not {FORMAT}; {rebuild}")
     if hashlib.sha256(raw).hexdigest() != manifest.weights_sha256:
         raise HeadsUnavailable(f"heads.npy is not the file its manifest records; {rebuild}")
-    if data_sha256(data_files) != manifest.data_sha256:
+    try:
+        data_hash = data_sha256(data_files)
+    except OSError:
+        raise HeadsUnavailable(f"the labelled data the learned heads were trained on is missing; {rebuild}") from None
+    if data_hash != manifest.data_sha256:
         raise HeadsUnavailable(f"the learned heads were trained on other labelled data than there is now; {rebuild}")
     if model_id != manifest.model_id or probe.shape != (manifest.dim,) or _cosine(probe, np.asarray(manifest.probe)) < MIN_PROBE_COSINE:
         raise HeadsUnavailable(f"the learned heads were trained on another embedding model; {rebuild}")
