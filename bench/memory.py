@@ -34,7 +34,8 @@ def rss(field):
 index_dir, encoder, n, feedback = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
 from bot.slack.runtime import EngineAnswers
 if encoder == "onnx":
-    core = EngineAnswers.open(index_dir)
+    from common.settings import load_settings
+    core = EngineAnswers.open(load_settings(), index_dir)
 else:
     from indexer.embedder import Embedder
     from knowledge.qa.service import QAEngine

@@ -49,7 +49,7 @@ def index(settings: HwbotSettings, sources: Path | None, index_dir: Path | None,
     """Build or incrementally update the index, with a progress bar."""
     from bot.commands.index import run_index
 
-    run_index(sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh, settings=settings)
+    run_index(settings, sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh)
 
 
 @cli.command()
@@ -61,7 +61,7 @@ def ask(settings: HwbotSettings, question: str | None, as_json: bool, batch: Pat
     """Answer QUESTION from the notes, with citations."""
     from bot.commands.ask import run_ask
 
-    run_ask(question, as_json=as_json, batch=batch, settings=settings)
+    run_ask(settings, question, as_json=as_json, batch=batch)
 
 
 @cli.command()
@@ -98,7 +98,7 @@ def faq(settings: HwbotSettings, file: Path, out: Path | None, as_json: bool) ->
     """Answer every question found in a docs FILE."""
     from bot.commands.faq import run_faq
 
-    run_faq(file, out=out, as_json=as_json, settings=settings)
+    run_faq(settings, file, out=out, as_json=as_json)
 
 
 @cli.command()
@@ -134,9 +134,9 @@ def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, 
     from bot.commands.eval import run_eval, run_fresh
 
     if fresh is not None:
-        run_fresh(fresh, as_json=as_json, settings=settings)
+        run_fresh(settings, fresh, as_json=as_json)
         return
-    run_eval(as_json=as_json, check=check, calibrate=calibrate, settings=settings)
+    run_eval(settings, as_json=as_json, check=check, calibrate=calibrate)
 
 
 def _command_name(argv: list[str]) -> str:

@@ -140,10 +140,8 @@ def _piped_reader() -> Iterator[str]:
         yield raw.decode("utf-8", errors="replace")
 
 
-def run_repl(settings: HwbotSettings | None = None) -> None:
+def run_repl(settings: HwbotSettings) -> None:
     from bot.engines import get_engine
-
-    settings = settings or HwbotSettings()
 
     console = Console(stderr=False)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -167,7 +165,7 @@ def run_repl(settings: HwbotSettings | None = None) -> None:
 
         console.print("hwbot: cited GPU vs TPU answers. Type /help for commands, /quit to exit.", markup=False)
         with console.status("Loading the model and the index…"):
-            engine = get_engine(settings=settings)
+            engine = get_engine(settings)
         repl = Repl(read_line, console, lambda: engine)
     else:
         lines = _piped_reader()
@@ -175,5 +173,5 @@ def run_repl(settings: HwbotSettings | None = None) -> None:
         def read_line(prompt: str) -> str | None:
             return next(lines, None)
 
-        repl = Repl(read_line, console, lambda: get_engine(settings=settings), intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False)
+        repl = Repl(read_line, console, lambda: get_engine(settings), intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False)
     repl.loop()

@@ -25,7 +25,6 @@ __all__ = [
     "default_model_cache_dir",
     "default_state_dir",
     "default_feedback_db",
-    "shipped_sources_dir",
 ]
 
 
@@ -54,11 +53,6 @@ def default_feedback_db() -> Path:
     return _xdg("XDG_DATA_HOME", ".local", "share") / "feedback.sqlite3"
 
 
-def shipped_sources_dir() -> Path:
-    """The notes shipped as package data in ``knowledge/sources`` (found without importing it)."""
-    return Path(__file__).resolve().parent.parent / "knowledge" / "sources"
-
-
 class HwbotSettings(BaseSettings):
     """``HWBOT_*`` variables. Every field has a safe default, so an empty environment works."""
 
@@ -68,8 +62,9 @@ class HwbotSettings(BaseSettings):
     state_dir: Path = Field(default_factory=default_state_dir)
     model_cache_dir: Path = Field(default_factory=default_model_cache_dir)
     feedback_db: Path = Field(default_factory=default_feedback_db)
-    #: Where notes are read from when no ``--sources`` is given (and no index records another).
-    sources_dir: Path = Field(default_factory=shipped_sources_dir)
+    #: ``HWBOT_SOURCES_DIR``: the notes to build from, overriding the dir the index records;
+    #: unset means the recorded dir, else the shipped notes (``indexer.lifecycle`` decides).
+    sources_dir: Path | None = None
     #: Input caps: a question, a batch file, a docs file, a profile file.
     max_question_chars: int = Field(default=2000, ge=100)
     max_batch_bytes: int = Field(default=10_000_000, ge=1000)
@@ -82,7 +77,7 @@ class HwbotSettings(BaseSettings):
     #: Slack channel id where "Ask the experts" posts; unset hides the button.
     escalation_channel: str | None = None
 
-    @field_validator("redis_url", "escalation_channel", mode="before")
+    @field_validator("redis_url", "escalation_channel", "sources_dir", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         # An exported-but-empty variable means "not configured".

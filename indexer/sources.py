@@ -21,8 +21,8 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from common.errors import SourceError
+from common.markdown import FRONT_MATTER, markdown_blocks
 from common.textio import decode_text, read_capped_bytes
-from indexer.markdown import FRONT_MATTER, markdown_blocks
 
 __all__ = ["Block", "Page", "Source", "read_source", "read_sources", "SOURCE_SUFFIXES", "MAX_SOURCE_BYTES"]
 

@@ -28,17 +28,16 @@ def format_table(rows) -> str:
     return "\n".join(lines)
 
 
-def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: HwbotSettings | None = None) -> None:
+def run_eval(settings: HwbotSettings, *, as_json: bool, check: bool, calibrate: bool = False) -> None:
     from bot.engines import get_engine
-    from indexer.query_encoder import PrecomputedQueries
     from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
     from knowledge.qa.hygiene import clean_question
 
-    engine = get_engine(settings=settings)
+    engine = get_engine(settings)
     items = load_dev_set()
     tune, _ = split(items)
     # The harness asks each question once per mode; encode them all up front, in batches.
-    engine.embedder = PrecomputedQueries(engine.embedder, [clean_question(i.question)[0] for i in items])
+    engine.encode_ahead([clean_question(i.question)[0] for i in items])
     floors = load_floors()
     if calibrate:
         sim, margin, right, wrong = calibrate_curated(engine, tune)
@@ -71,7 +70,7 @@ def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: H
 
 
 
-def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = None) -> None:
+def run_fresh(settings: HwbotSettings, path: Path, *, as_json: bool) -> None:
     """Score one fresh batch: questions through the same path as ``ask --batch``, messages
     through ``profile_from_text``. The figures are a first measurement only the first time."""
     from knowledge.evaluation.fresh import FreshMessage, FreshQuestion, load_fresh_batch
@@ -87,13 +86,13 @@ def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = Non
         print(lines[0])
 
 
-def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None) -> tuple[str, str]:
+def _score_questions(items: list[FreshQuestion], settings: HwbotSettings) -> tuple[str, str]:
     from bot.advice import Advice, advise_answer
     from bot.engines import get_engine
     from knowledge.evaluation.fresh import score_questions
     from knowledge.qa.abstain import declined_answer
 
-    engine = get_engine(settings=settings)
+    engine = get_engine(settings)
     answers = []
     for result in engine.ask_many([i.question for i in items]):
         advice = advise_answer(result, result.question) if result is not None else Advice(declined_answer(""))

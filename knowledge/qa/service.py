@@ -1,7 +1,7 @@
 """The question-answering engine every front end shares.
 
-``QAEngine.open`` makes sure the index exists and is fresh (building or updating it,
-with a progress bar, when sources changed), loads it once, checks it was built with
+``QAEngine.open`` has :mod:`indexer.lifecycle` make sure the index exists and is fresh
+(building, updating or healing it, with a progress bar, when needed), loads it once, checks it was built with
 this model, and builds BM25 over the same chunks; the intent prototypes and the FAQ
 question forms are embedded once here. ``ask`` is then cheap: one query embedding
 (:meth:`QAEngine.encode_query`, the one place questions are encoded; a batch may pass
@@ -16,16 +16,15 @@ is (a recommendation verdict is joined in above this package).
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
-from indexer.ondisk import SourceEntry, Store, load_store
-from indexer.query_encoder import QueryEncoder, open_query_encoder
+from indexer.lifecycle import open_index
+from indexer.ondisk import SourceEntry, Store
+from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, should_decline
 from knowledge.qa.answers import Answer
@@ -36,32 +35,10 @@ from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 
-__all__ = ["QAEngine", "ensure_index"]
+__all__ = ["QAEngine"]
 
 #: Intents a curated FAQ entry never answers (see ``QAEngine.curated_match``).
 _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
-
-
-def ensure_index(
-    index_dir: Path,
-    sources_dir: Path,
-    embedder: Embedder,
-    *,
-    progress: bool | None = None,
-    announce=None,
-) -> BuildReport | None:
-    """Build or update the index when it is missing or stale; None when already fresh.
-
-    ``announce`` (a callable taking one line) tells the user why a build starts.
-    """
-    reason = staleness(index_dir, sources_dir)
-    if reason is None:
-        return None
-    # build_index re-checks under the index lock, so a build another process just
-    # finished is not repeated.
-    if announce is not None:
-        announce(f"Updating the index ({reason})…")
-    return build_index(sources_dir, index_dir, embedder, progress=progress)
 
 
 class QAEngine:
@@ -86,21 +63,27 @@ class QAEngine:
         progress: bool | None = None,
         params: QAParams | None = None,
     ) -> "QAEngine":
-        """``embedder`` given: it encodes queries too. Otherwise builds use sentence-transformers
-        (loaded only if a build runs) and queries the ONNX encoder, or a noted fallback."""
-        sources_dir = sources_dir or SOURCES_DIR
-        if auto_build:
-            ensure_index(
-                index_dir,
-                sources_dir,
-                embedder or Embedder(),
-                progress=progress,
-                announce=lambda line: print(line, file=sys.stderr),
-            )
-        store = load_store(index_dir)
-        encoder: QueryEncoder = embedder or open_query_encoder(store)
+        """The engine over ``index_dir``, the index built, updated or healed first (:mod:`indexer.lifecycle`).
+
+        ``sources_dir`` overrides the notes the index follows (else the ones it was built from,
+        else the shipped notes). ``embedder`` given: it encodes queries too. Otherwise builds use
+        sentence-transformers (loaded only if a build runs) and queries the ONNX encoder, or a
+        noted fallback.
+        """
+        opened = open_index(
+            index_dir, sources_dir, default_sources=SOURCES_DIR, embedder=embedder, auto_build=auto_build, progress=progress
+        )
+        store = opened.store
+        encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
         return cls(store, encoder, params)
+
+    def encode_ahead(self, questions: Sequence[str]) -> None:
+        """Encode these (already clean) questions now, in batches; asking them later reuses the vectors.
+
+        For harnesses that ask the same questions many times (``hwbot eval``, calibration).
+        """
+        self.embedder = PrecomputedQueries(self.embedder, list(questions))
 
     @property
     def sources(self) -> list[SourceEntry]:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from indexer.sentences import normalize_ws
+from common.sentences import normalize_ws
 from knowledge.evaluation.devset import load_dev_set
 from knowledge.evaluation.lint import lint_answer
 from knowledge.qa.compose import argues_for, is_verdict, side_of

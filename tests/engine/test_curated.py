@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from indexer.sentences import normalize_ws
+from common.sentences import normalize_ws
 from knowledge.evaluation import calibrate_curated, curated_right, load_dev_set, split
 from knowledge.qa.curated import NOTES_PREFIX, cites_map, faq_forms
 from knowledge.qa.service import QAEngine
