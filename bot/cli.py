@@ -68,7 +68,8 @@ def ask(settings: HwbotSettings, question: str | None, as_json: bool, batch: Pat
 @click.option("--profile", type=_PATH, default=None, help="A WorkloadProfile JSON file; without it, run the intake.")
 @click.option("--text", "text", default=None, help="Describe your situation in your own words instead.")
 @click.option("--json", "as_json", is_flag=True, help="Print the recommendation as JSON.")
-def recommend(profile: Path | None, text: str | None, as_json: bool) -> None:
+@click.pass_obj
+def recommend(settings: HwbotSettings, profile: Path | None, text: str | None, as_json: bool) -> None:
     """Recommend GPU, TPU or GPU now, TPU later, with cited reasons."""
     from bot.commands.recommend import run_recommend, run_recommend_text
 
@@ -77,7 +78,7 @@ def recommend(profile: Path | None, text: str | None, as_json: bool) -> None:
             raise click.UsageError("give either --profile FILE or --text, not both")
         run_recommend_text(text, as_json=as_json)
         return
-    run_recommend(profile, as_json=as_json)
+    run_recommend(settings, profile, as_json=as_json)
 
 
 @cli.command()
@@ -106,21 +107,23 @@ def faq(settings: HwbotSettings, file: Path, out: Path | None, as_json: bool) ->
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP port.")
 @click.option("--workers", default=1, show_default=True, type=int, help="HTTP worker processes (they share the state).")
-def slack(http: bool, host: str, port: int, workers: int) -> None:
+@click.pass_obj
+def slack(settings: HwbotSettings, http: bool, host: str, port: int, workers: int) -> None:
     """Run the Slack app (Socket Mode when SLACK_APP_TOKEN is set, else HTTP under gunicorn)."""
     from bot.slack.run import run_slack
 
-    run_slack(http=http, host=host, port=port, workers=workers)
+    run_slack(settings, http=http, host=host, port=port, workers=workers)
 
 
 @cli.command()
 @click.option("--since", default=None, help="Only feedback from this date on (YYYY-MM-DD).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of markdown.")
-def feedback(since: str | None, as_json: bool) -> None:
+@click.pass_obj
+def feedback(settings: HwbotSettings, since: str | None, as_json: bool) -> None:
     """Declined and down-voted questions, with their reasons: the FAQ's gaps."""
     from bot.commands.feedback import run_feedback
 
-    run_feedback(since=since, as_json=as_json)
+    run_feedback(settings, since=since, as_json=as_json)
 
 
 @cli.command(name="eval")

@@ -32,6 +32,9 @@ def get_engine(settings: HwbotSettings, *, index_dir: Path | None = None, progre
     with _lock:
         engine = _engines.get(key)
         if engine is None:
-            engine = QAEngine.open(key, sources_dir=settings.sources_dir, progress=progress)
+            engine = QAEngine.open(
+                key, sources_dir=settings.sources_dir, progress=progress, encoder_cache=settings.model_cache_dir,
+                max_question_chars=settings.max_question_chars,
+            )
             _engines[key] = engine
         return engine

@@ -1,9 +1,10 @@
 """The one settings object: every path and limit hwbot reads from the environment.
 
-The environment is read here and nowhere else. Front ends build one
-:class:`HwbotSettings` at start-up and pass it down explicitly, so a test (or a second
+The environment is read here and nowhere else. The CLI builds one :class:`HwbotSettings`
+at start-up (:func:`load_settings`) and passes it down explicitly, so a test (or a second
 engine in one process) can point at other directories without touching ``os.environ``.
-Slack's credentials live in ``common.slack_settings`` because only the Slack app needs them.
+Slack's variables are its ``slack`` section (:class:`common.slack_settings.SlackSettings`),
+read in the same construction.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from common.errors import ConfigError
+from common.slack_settings import SECRET_VARIABLES, SlackSettings
 from common.validation import one_line_errors
 
 __all__ = [
@@ -76,6 +78,8 @@ class HwbotSettings(BaseSettings):
     redis_prefix: str = "hwbot:"
     #: Slack channel id where "Ask the experts" posts; unset hides the button.
     escalation_channel: str | None = None
+    #: The Slack app's variables (``SLACK_*``, ``HWBOT_SLACK_API_URL``, ``HWBOT_ALLOWED_CHANNELS``).
+    slack: SlackSettings = Field(default_factory=SlackSettings)
 
     @field_validator("redis_url", "escalation_channel", "sources_dir", mode="before")
     @classmethod
@@ -91,4 +95,6 @@ def load_settings() -> HwbotSettings:
     try:
         return HwbotSettings()
     except ValidationError as exc:
-        raise ConfigError(f"environment: {one_line_errors(exc)}", hint="fix or unset the HWBOT_* variable") from None
+        # A token's value is never echoed, even when it is what is wrong.
+        line = one_line_errors(exc, hide_input=SECRET_VARIABLES)
+        raise ConfigError(f"environment: {line}", hint="fix or unset the variable") from None

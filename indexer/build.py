@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from common.errors import IndexStoreError
+from common.settings import default_model_cache_dir
 from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import Chunk, ChunkParams
 from indexer.corpus import catalog, load_corpus
@@ -136,7 +137,7 @@ def _assemble(texts: _Texts, vectors: dict[str, np.ndarray], dim: int) -> tuple[
 
 def _manifest(
     sources: list[Source], sources_dir: Path, texts: _Texts, embedder: Embedder, params: ChunkParams, kind: str,
-    encoder_cache: Path | None,
+    encoder_cache: Path,
 ) -> Manifest:
     per_source: dict[str, int] = {}
     for c in texts.chunks:
@@ -186,7 +187,8 @@ def build_index(
 ) -> BuildReport:
     """Build or incrementally update the index; returns counts for the summary line.
 
-    ``encoder_cache`` is where the ONNX query encoder is exported (default: the per-user model cache).
+    ``encoder_cache`` is where the ONNX query encoder is exported (``HWBOT_MODEL_CACHE_DIR``;
+    default: the per-user model cache).
     ``status`` is the caller's reading of the live manifest; under the lock it is re-read only
     when another process swapped in a new generation meanwhile.
     """
@@ -205,7 +207,7 @@ def build_index(
             reused = len(set(texts.shas)) - embedded
             stored, chunk_vecs, sent_vecs, head_vecs = _assemble(texts, vectors, embedder.dim)
             kind = index_type or choose_index_type(len(chunks))
-            manifest = _manifest(sources, sources_dir, texts, embedder, params, kind, encoder_cache)
+            manifest = _manifest(sources, sources_dir, texts, embedder, params, kind, encoder_cache or default_model_cache_dir())
             write_generation(index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, build_ann(chunk_vecs, kind))
     return BuildReport(
         sources=len(sources),

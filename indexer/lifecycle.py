@@ -60,13 +60,16 @@ def update_index(
     only_if_stale: bool = False,
     progress: bool | None = None,
     embedder: Embedder | None = None,
+    encoder_cache: Path | None = None,
 ) -> BuildReport | None:
     """Build or update the index; None when ``only_if_stale`` and it is fresh (nothing done, no model loaded)."""
     status = IndexStatus.read(index_dir)
     sources_dir = status.sources_dir(sources, default_sources)
     if only_if_stale and not rebuild and status.staleness(sources_dir) is None:
         return None
-    return build_index(sources_dir, index_dir, embedder or Embedder(), rebuild=rebuild, progress=progress, status=status)
+    return build_index(
+        sources_dir, index_dir, embedder or Embedder(), rebuild=rebuild, progress=progress, status=status, encoder_cache=encoder_cache
+    )
 
 
 def open_index(
@@ -78,11 +81,13 @@ def open_index(
     auto_build: bool = True,
     progress: bool | None = None,
     announce: Callable[[str], object] = _stderr_line,
+    encoder_cache: Path | None = None,
 ) -> OpenedIndex:
     """The loaded index, built, updated or healed first when ``auto_build`` and its notes are at hand.
 
     With ``auto_build=False`` the index is loaded as it is (a missing or corrupt one raises).
-    ``announce`` takes the one line that says why a build starts.
+    ``announce`` takes the one line that says why a build starts; ``encoder_cache`` is where a
+    build exports the ONNX query encoder (default: the per-user model cache).
     """
     status = IndexStatus.read(index_dir)
     sources_dir = status.sources_dir(sources, default_sources)
@@ -95,7 +100,9 @@ def open_index(
                 # build_index re-checks under the index lock, so a build another process just
                 # finished is not repeated.
                 announce(f"Updating the index ({reason})…")
-                build_index(sources_dir, index_dir, embedder or Embedder(), progress=progress, status=status)
+                build_index(
+                    sources_dir, index_dir, embedder or Embedder(), progress=progress, status=status, encoder_cache=encoder_cache
+                )
                 status = IndexStatus(index_dir, None, None, "rebuilt")  # the load reads the new generation
         return OpenedIndex(load_store(index_dir, generation=status.generation, manifest=status.manifest), embedder)
     except IndexCorruptError as exc:
@@ -108,7 +115,7 @@ def open_index(
         reason = exc.message
     announce(f"The index is corrupt ({reason}); rebuilding it from {sources_dir}…")
     embedder = embedder or Embedder()
-    build_index(sources_dir, index_dir, embedder, rebuild=True, progress=progress)
+    build_index(sources_dir, index_dir, embedder, rebuild=True, progress=progress, encoder_cache=encoder_cache)
     try:
         return OpenedIndex(load_store(index_dir), embedder)
     except IndexCorruptError as exc:  # e.g. the disk corrupts what was just written

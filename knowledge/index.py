@@ -27,6 +27,7 @@ def update_index(
     rebuild: bool = False,
     only_if_stale: bool = False,
     progress: bool | None = None,
+    encoder_cache: Path | None = None,
 ) -> "BuildReport | None":
     """Build or update the index from ``sources`` (else the recorded notes, else the shipped ones).
 
@@ -35,7 +36,8 @@ def update_index(
     from indexer.lifecycle import update_index as _update
 
     return _update(
-        index_dir, sources, default_sources=SOURCES_DIR, rebuild=rebuild, only_if_stale=only_if_stale, progress=progress
+        index_dir, sources, default_sources=SOURCES_DIR, rebuild=rebuild, only_if_stale=only_if_stale, progress=progress,
+        encoder_cache=encoder_cache,
     )
 
 

@@ -39,7 +39,7 @@ def run_ask(settings: HwbotSettings, question: str | None, *, as_json: bool, bat
     if batch is None:
         if question is None:
             raise UsageError("missing QUESTION")
-        clean_question(question)  # an empty question fails here, before the model loads
+        clean_question(question, settings.max_question_chars)  # an empty question fails here, before the model loads
         from bot.advice import advise
         from bot.engines import get_engine
         from bot.plaintext import render_answer_text

@@ -31,13 +31,12 @@ def format_table(rows) -> str:
 def run_eval(settings: HwbotSettings, *, as_json: bool, check: bool, calibrate: bool = False) -> None:
     from bot.engines import get_engine
     from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
-    from knowledge.qa.hygiene import clean_question
 
     engine = get_engine(settings)
     items = load_dev_set()
     tune, _ = split(items)
     # The harness asks each question once per mode; encode them all up front, in batches.
-    engine.encode_ahead([clean_question(i.question)[0] for i in items])
+    engine.encode_ahead([engine.clean(i.question)[0] for i in items])
     floors = load_floors()
     if calibrate:
         sim, margin, right, wrong = calibrate_curated(engine, tune)

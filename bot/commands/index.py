@@ -32,6 +32,7 @@ def run_index(
         rebuild=rebuild,
         only_if_stale=quiet_if_fresh,
         progress=None if sys.stderr.isatty() else False,
+        encoder_cache=settings.model_cache_dir,
     )
     if report is None:
         return

@@ -21,6 +21,7 @@ from typing import TextIO
 
 from bot.plaintext import render_recommendation_text
 from common.errors import EXIT_FAILURE, InputError
+from common.settings import HwbotSettings
 from knowledge.recommend.profile import load_profile
 from knowledge.recommend.recommendation import Recommendation
 from knowledge.recommend.recommender import recommend
@@ -86,10 +87,10 @@ def run_recommend_text(text: str, as_json: bool = False) -> None:
     emit(rec, False)
 
 
-def run_recommend(profile: Path | None, as_json: bool = False) -> None:
+def run_recommend(settings: HwbotSettings, profile: Path | None, as_json: bool = False) -> None:
     """The ``recommend`` command."""
     if profile is not None:
-        emit(recommend(load_profile(profile)), as_json)
+        emit(recommend(load_profile(profile, max_bytes=settings.max_profile_bytes)), as_json)
         return
     interactive = sys.stdin.isatty()
     talk = sys.stderr if as_json else sys.stdout
@@ -98,10 +99,11 @@ def run_recommend(profile: Path | None, as_json: bool = False) -> None:
         talk.write(text + "\n")
         talk.flush()
 
+    from bot.intake.persistence import IntakeStore
     from bot.intake.session import TERMINAL_KEY, intake_session
 
     key = TERMINAL_KEY if interactive else f"pipe-{os.getpid()}"
-    result = intake_session(_reader(talk, interactive), write, key, resume=interactive)
+    result = intake_session(_reader(talk, interactive), write, key, store=IntakeStore.open(settings), resume=interactive)
     if result.outcome == "done" and result.recommendation is not None:
         if not as_json:
             write("")

@@ -10,9 +10,8 @@ from common.settings import HwbotSettings
 __all__ = ["open_state_store"]
 
 
-def open_state_store(settings: HwbotSettings | None = None) -> StateStore:
+def open_state_store(settings: HwbotSettings) -> StateStore:
     """The shared state store this process should use (one per process is enough)."""
-    settings = settings or HwbotSettings()
     if settings.redis_url:
         return RedisStateStore(settings.redis_url, prefix=settings.redis_prefix)
     return SqliteStateStore(settings.state_dir / STATE_DB_NAME)

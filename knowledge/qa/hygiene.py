@@ -22,11 +22,12 @@ class EmptyQuestionError(InputError):
     """Nothing left to answer after cleaning."""
 
 
-def clean_question(raw: str) -> tuple[str, list[str]]:
+def clean_question(raw: str, max_chars: int = MAX_QUESTION_CHARS) -> tuple[str, list[str]]:
     """Return the cleaned question and notices for the user.
 
     Control characters and ANSI escapes are stripped, whitespace collapsed, and text
-    over :data:`MAX_QUESTION_CHARS` truncated (with a notice). An empty result raises
+    over ``max_chars`` (``HWBOT_MAX_QUESTION_CHARS``, default :data:`MAX_QUESTION_CHARS`)
+    truncated (with a notice). An empty result raises
     :class:`EmptyQuestionError` with a gentle prompt.
     """
     notices: list[str] = []
@@ -37,7 +38,7 @@ def clean_question(raw: str) -> tuple[str, list[str]]:
         raise EmptyQuestionError(
             "the question is empty: type a question about GPUs and TPUs, e.g. 'Why would a TPU sit idle?'"
         )
-    if len(text) > MAX_QUESTION_CHARS:
-        notices.append(f"Your question was {len(text)} characters; only the first {MAX_QUESTION_CHARS} were used.")
-        text = text[:MAX_QUESTION_CHARS].rstrip()
+    if len(text) > max_chars:
+        notices.append(f"Your question was {len(text)} characters; only the first {max_chars} were used.")
+        text = text[:max_chars].rstrip()
     return text, notices

@@ -16,7 +16,8 @@ is (a recommendation verdict is joined in above this package).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,22 +31,46 @@ from knowledge.qa.abstain import declined_answer, lacks_asked_kind, should_decli
 from knowledge.qa.answers import Answer
 from knowledge.qa.compose import compose, is_verdict, join_sentences, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
-from knowledge.qa.hygiene import EmptyQuestionError, clean_question
+from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
-from knowledge.qa.params import QAParams, load_params
+from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 
-__all__ = ["QAEngine"]
+__all__ = ["QAEngine", "Observation"]
 
-#: Intents a curated FAQ entry never answers (see ``QAEngine.curated_match``).
+#: Intents a curated FAQ entry never answers (see ``QAEngine.curated_candidate``).
 _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
+
+
+def _no_step(name: str) -> None:
+    return None
+
+
+@dataclass
+class Observation:
+    """What :meth:`QAEngine.observe` saw of one question, step by step, before any decision."""
+
+    text: str
+    notices: list[str]
+    qvec: np.ndarray
+    intent: Intent
+    mode: Mode
+    #: the curated entry that could answer it, before the similarity and margin thresholds
+    curated: CuratedMatch | None = None
+    hits: list[Hit] = field(default_factory=list)
+    evidence: Evidence | None = None
+    #: in scope by what it asks (:meth:`QAEngine.lenient`)
+    lenient: bool = False
 
 
 class QAEngine:
     """Cited extractive answers over one loaded index."""
 
-    def __init__(self, store: Store, embedder: QueryEncoder, params: QAParams | None = None) -> None:
+    def __init__(
+        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS
+    ) -> None:
         self.store = store
+        self.max_question_chars = max_question_chars
         self.embedder = embedder
         self.params = params or load_params()
         self.retriever = Retriever(store, self.params.retrieval)
@@ -62,21 +87,29 @@ class QAEngine:
         auto_build: bool = True,
         progress: bool | None = None,
         params: QAParams | None = None,
+        encoder_cache: Path | None = None,
+        max_question_chars: int = MAX_QUESTION_CHARS,
     ) -> "QAEngine":
         """The engine over ``index_dir``, the index built, updated or healed first (:mod:`indexer.lifecycle`).
 
         ``sources_dir`` overrides the notes the index follows (else the ones it was built from,
         else the shipped notes). ``embedder`` given: it encodes queries too. Otherwise builds use
         sentence-transformers (loaded only if a build runs) and queries the ONNX encoder, or a
-        noted fallback.
+        noted fallback. ``encoder_cache`` is where a build exports the ONNX encoder;
+        ``max_question_chars`` is where a question is cut (``HWBOT_MAX_QUESTION_CHARS``).
         """
         opened = open_index(
-            index_dir, sources_dir, default_sources=SOURCES_DIR, embedder=embedder, auto_build=auto_build, progress=progress
+            index_dir, sources_dir, default_sources=SOURCES_DIR, embedder=embedder, auto_build=auto_build, progress=progress,
+            encoder_cache=encoder_cache,
         )
         store = opened.store
         encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
-        return cls(store, encoder, params)
+        return cls(store, encoder, params, max_question_chars=max_question_chars)
+
+    def clean(self, question: str) -> tuple[str, list[str]]:
+        """The question after hygiene, and notices for the user (:func:`knowledge.qa.hygiene.clean_question`)."""
+        return clean_question(question, self.max_question_chars)
 
     def encode_ahead(self, questions: Sequence[str]) -> None:
         """Encode these (already clean) questions now, in batches; asking them later reuses the vectors.
@@ -109,51 +142,117 @@ class QAEngine:
         """What an already-clean question asks for."""
         return self.intents.classify(question, self.encode_query(question) if qvec is None else qvec)
 
-    def declines(self, evidence: Evidence, mode: Mode = "hybrid") -> bool:
-        return should_decline(evidence, self.params.abstain, mode)
-
-    def curated_match(
-        self, qvec: np.ndarray, mode: Mode = "hybrid", intent: Intent | None = None, question: str | None = None
+    def curated_candidate(
+        self, qvec: np.ndarray, intent: Intent | None, question: str | None, mode: Mode = "hybrid"
     ) -> CuratedMatch | None:
-        """The curated FAQ entry that answers this question, if one clearly does.
+        """The curated FAQ entry that could answer this question, before the two thresholds
+        (:meth:`~knowledge.qa.curated.CuratedMatch.clears`) that calibration tunes.
 
         Only the hybrid path (what users get) consults the FAQ: the dense and BM25 modes
         exist to compare retrieval signals in the eval and stay pure. Figure, code and
         out-of-scope questions never get a curated answer (no entry holds a figure or
         code), nor do situational ones: a team's own situation needs a verdict weighing
-        both sides, which no single FAQ entry gives.
+        both sides, which no single FAQ entry gives. A choice is answered with a verdict
+        first, so an entry that does not open with one does not answer it.
         """
         if mode != "hybrid" or (intent is not None and intent.name in _NOT_CURATED):
             return None
-        return self.curated.match(qvec, self.params.curated, question)
+        match = self.curated.candidate(qvec, self.params.curated, question)
+        choice = intent is not None and intent.name in CHOICE_INTENTS
+        if match is not None and choice and not is_verdict(match.entry.sentences[0][0]):
+            return None
+        return match
 
-    def ask(self, question: str, *, mode: Mode = "hybrid", query_vector: np.ndarray | None = None) -> Answer:
+    def curated_match(
+        self, qvec: np.ndarray, mode: Mode = "hybrid", intent: Intent | None = None, question: str | None = None
+    ) -> CuratedMatch | None:
+        """The curated FAQ entry that answers this question, if one clearly does (what :meth:`ask` uses).
+
+        Without ``intent`` or ``question`` the checks that need them are skipped."""
+        match = self.curated_candidate(qvec, intent, question, mode)
+        return match if match is not None and match.clears(self.params.curated) else None
+
+    @staticmethod
+    def lenient(intent: Intent, text: str) -> bool:
+        """In scope by what it asks, whatever the evidence: a choice between our two accelerators,
+        or a team describing its own situation in our domain (its similarity is diluted by details)."""
+        return intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
+            intent.name == "comparison" and side_of(text) is not None
+        )
+
+    def retrieval_depth(self, intent: Intent) -> int | None:
+        """How many chunks to retrieve: a definition is often one glossary sentence, so look a little deeper."""
+        return self.params.retrieval.top_chunks + 4 if intent.name == "definition" else None
+
+    def observe(
+        self,
+        question: str,
+        *,
+        mode: Mode = "hybrid",
+        query_vector: np.ndarray | None = None,
+        complete: bool = True,
+        on_step: Callable[[str], object] | None = None,
+    ) -> Observation:
+        """Every step of :meth:`ask` before its decisions, in ask's order (calibration reads these).
+
+        ``complete=False`` is ask's own path: it stops after the intent of an out-of-scope
+        question, and skips retrieval when a curated entry clears the thresholds.
+        ``on_step(name)`` is called as each step ends (the latency bench times them).
+        """
+        step = on_step or _no_step
+        text, notices = self.clean(question)
+        step("hygiene")
+        qvec = self.encode_query(text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+        step("encode")
+        intent = self.intents.classify(text, qvec)
+        step("intent")
+        obs = Observation(text, notices, qvec, intent, mode)
+        if intent.name == "out_of_scope" and not complete:
+            return obs
+        obs.curated = self.curated_candidate(qvec, intent, text, mode)
+        step("curated")
+        if obs.curated is not None and obs.curated.clears(self.params.curated) and not complete:
+            return obs
+        obs.hits, obs.evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
+        obs.lenient = self.lenient(intent, text)
+        step("retrieve")
+        return obs
+
+    def declines(self, obs: Observation, abstain: AbstainParams | None = None, curated: CuratedParams | None = None) -> bool:
+        """Whether :meth:`ask` declines what it observed, before composing (thresholds: the engine's by default)."""
+        if obs.intent.name == "out_of_scope":
+            return True
+        if obs.curated is not None and obs.curated.clears(curated or self.params.curated):
+            return False
+        if not obs.hits or obs.evidence is None:
+            return True
+        return should_decline(obs.evidence, abstain or self.params.abstain, obs.mode) and not obs.lenient
+
+    def ask(
+        self,
+        question: str,
+        *,
+        mode: Mode = "hybrid",
+        query_vector: np.ndarray | None = None,
+        on_step: Callable[[str], object] | None = None,
+    ) -> Answer:
         """Answer one question. Raises ``EmptyQuestionError`` for an empty one.
 
         ``query_vector`` is the cleaned question's embedding when a batch computed it
-        already (normalized float32, shape (dim,)).
+        already (normalized float32, shape (dim,)); ``on_step`` as in :meth:`observe`.
         """
-        text, notices = clean_question(question)
-        qvec = self.encode_query(text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-        intent = self.intents.classify(text, qvec)
+        obs = self.observe(question, mode=mode, query_vector=query_vector, complete=False, on_step=on_step)
+        text, notices, intent = obs.text, obs.notices, obs.intent
         if intent.name == "out_of_scope":
             return declined_answer(text, notices, reason="out_of_scope", intent=intent.name)
-        match = self.curated_match(qvec, mode, intent, text)
-        if match is not None and intent.name in CHOICE_INTENTS and not is_verdict(match.entry.sentences[0][0]):
-            match = None  # a choice is answered with a verdict first; this entry does not open with one
-        if match is not None:
-            return self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
-        # A definition is often one glossary sentence: look a little deeper for it.
-        depth = self.params.retrieval.top_chunks + 4 if intent.name == "definition" else None
-        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=depth)
-        # A choice between our two accelerators, or a team describing its own situation in
-        # our domain, is in scope by what it asks; its similarity is diluted by details.
-        lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
-            intent.name == "comparison" and side_of(text) is not None
-        )
-        if not hits or (self.declines(evidence, mode) and not lenient):
+        if obs.curated is not None and obs.curated.clears(self.params.curated):
+            answer = self.curated.answer(text, obs.curated, obs.qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
+            (on_step or _no_step)("compose")
+            return answer
+        if self.declines(obs):
             return declined_answer(text, notices, intent=intent.name)
-        sentences, citations = compose(text, qvec, hits, self.store, self.params.answer, intent)
+        sentences, citations = compose(text, obs.qvec, obs.hits, self.store, self.params.answer, intent)
+        (on_step or _no_step)("compose")
         if not sentences:
             return declined_answer(text, notices, intent=intent.name)
         if lacks_asked_kind(intent, sentences):
@@ -184,7 +283,7 @@ class QAEngine:
             texts: list[str | None] = []
             for question in group:
                 try:
-                    texts.append(clean_question(question)[0])
+                    texts.append(self.clean(question)[0])
                 except EmptyQuestionError:
                     texts.append(None)
             wanted = [t for t in texts if t is not None]

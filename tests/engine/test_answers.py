@@ -153,3 +153,12 @@ def test_no_answer_repeats_a_fact_or_opens_with_a_dangling_reference(qa):
     for question in ("Where can we rent TPUs?", "Why would a TPU sit idle?", "What is Pallas?", "Is a stalled TPU still billed?"):
         answer = qa.ask(question)
         assert lint_answer(answer, qa.embedder, budget=qa.intent(answer.question).max_sentences) == [], question
+
+
+def test_the_engine_cuts_questions_at_its_max_question_chars(qa):
+    from knowledge.qa.service import QAEngine
+
+    engine = QAEngine(qa.store, qa.embedder, qa.params, max_question_chars=120)
+    answer = engine.ask("Why would a TPU sit idle? " + "Please explain in detail. " * 20)
+    assert len(answer.question) <= 120
+    assert any("only the first 120 were used" in n for n in answer.notices)
