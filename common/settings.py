@@ -97,4 +97,4 @@ def load_settings() -> HwbotSettings:
     except ValidationError as exc:
         # A token's value is never echoed, even when it is what is wrong.
         line = one_line_errors(exc, hide_input=SECRET_VARIABLES)
-        raise ConfigError(f"environment: {line}", hint="fix or unset the variable") from None
+        raise ConfigError(f"environment: {line}", hint="fix or unset the HWBOT_* or SLACK_* variable") from None
