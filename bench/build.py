@@ -21,6 +21,7 @@ import numpy as np
 from bench.corpus import make_sources
 from bench.results import Section, Table, Target, fmt_ratio, fmt_s
 from bench.stats import median, ratio
+from common.settings import default_model_cache_dir
 from indexer.build import build_index
 from indexer.embedder import PROBE_TEXT, Embedder
 from indexer.onnx_export import PROBE_TEXTS, export_query_encoder
@@ -151,7 +152,7 @@ def run_build(embedder: Embedder, sources: Path, workdir: Path, *, copies: int, 
     started = time.perf_counter()
     src = _fresh_sources(sources, workdir, copies)
     index_dir = workdir / "build_index"
-    export_query_encoder(embedder)  # once per model version: made now if this cache has none yet
+    export_query_encoder(embedder, default_model_cache_dir())  # once per model version: made now if this cache has none yet
     timings = _Timings(embedder, src, index_dir)
     timings.run(rounds)
     unchanged_s, unchanged_embedded = _unchanged_builds(embedder, src, index_dir, rounds)

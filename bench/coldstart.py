@@ -138,7 +138,7 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
     import tokenizers  # noqa: F401
 
     mark("import onnxruntime + tokenizers")
-    from indexer.build import staleness
+    from indexer.freshness import staleness
     from indexer.ondisk import load_store
     from indexer.query_encoder import open_query_encoder
     from knowledge.paths import SOURCES_DIR

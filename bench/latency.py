@@ -37,26 +37,17 @@ def load_questionnaire(limit: int | None = None) -> list[str]:
 
 
 def _stages(engine: QAEngine, question: str) -> dict[str, float]:
-    """Seconds per stage of one hybrid ask, calling the engine's own parts in ask's order."""
-    from knowledge.qa.compose import compose
-    from knowledge.qa.hygiene import clean_question
-
+    """Seconds per stage of one hybrid ask: ``ask`` itself, marking the end of each of its steps."""
     out: dict[str, float] = {}
-    t0 = time.perf_counter()
-    text, _ = clean_question(question)
-    t1 = time.perf_counter()
-    qvec = engine.embedder.encode_one(text)
-    t2 = time.perf_counter()
-    match = engine.curated_match(qvec)
-    t3 = time.perf_counter()
-    out.update(hygiene=t1 - t0, encode=t2 - t1, curated=t3 - t2)
-    if match is None:
-        hits, evidence, _ = engine.retrieve(text, qvec=qvec)
-        t4 = time.perf_counter()
-        out["retrieve"] = t4 - t3
-        if hits and not engine.declines(evidence):
-            compose(text, qvec, hits, engine.store, engine.params.answer)
-            out["compose"] = time.perf_counter() - t4
+    last = time.perf_counter()
+
+    def step(name: str) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        out[name] = now - last
+        last = now
+
+    engine.ask(question, on_step=step)
     return out
 
 
@@ -111,8 +102,8 @@ def run_latency(engine: QAEngine, *, questions: list[str], rounds: int) -> Secti
                f"bare encode of the same text, in one process with the model and index loaded."),
         tables=[table, stages],
         targets=[target],
-        notes=["The stage table times ask's parts one by one (curated-FAQ check, retrieval, composing); "
-               "retrieve and compose only run for questions that get that far."],
+        notes=["The stage table times ask's own steps as it runs them (hygiene, encoding, intent, curated-FAQ check, "
+               "retrieval, composing); retrieve and compose only run for questions that get that far."],
         data={"ask_s": ask_s, "encode_s": enc_s, "p50_ratio": p50, "p95_ratio": p95,
               "stages": {k: median(v) for k, v in stage_samples.items()}},
         seconds=time.perf_counter() - started,

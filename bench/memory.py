@@ -34,7 +34,8 @@ def rss(field):
 index_dir, encoder, n, feedback = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
 from bot.slack.runtime import EngineAnswers
 if encoder == "onnx":
-    core = EngineAnswers.open(index_dir)
+    from common.settings import load_settings
+    core = EngineAnswers.open(load_settings(), index_dir)
 else:
     from indexer.embedder import Embedder
     from knowledge.qa.service import QAEngine
@@ -46,9 +47,9 @@ from bot.slack.runtime import SlackRuntime
 from common.slack_settings import SlackSettings
 from bot.state import SqliteStateStore
 settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-bench", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
-                         HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=feedback)
+                         HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/")
 state = SqliteStateStore(Path(feedback).with_name("state.sqlite3"))
-app = build_app(SlackRuntime(settings=settings, engine=core, state=state, feedback=FeedbackStore(settings.feedback_db)))
+app = build_app(SlackRuntime(settings=settings, engine=core, state=state, feedback=FeedbackStore(Path(feedback))))
 core.ask("warm up: what is a TPU?")
 idle = rss("VmRSS")
 from knowledge.evaluation import load_dev_set

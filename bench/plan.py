@@ -88,15 +88,13 @@ class _Runner:
 
     def index_dir(self) -> Path:
         """An index of the shipped notes, built and fresh (reusing the build section's)."""
-        from indexer.build import staleness
+        from indexer.lifecycle import update_index
         from knowledge.paths import SOURCES_DIR
-        from knowledge.qa.service import ensure_index
 
         index = self.work / "index"
         if self._shipped_index is not None and not index.exists():
             shutil.copytree(self._shipped_index, index)  # the same sources, already embedded: reuse, don't re-embed
-        if staleness(index, SOURCES_DIR) is not None:
-            ensure_index(index, SOURCES_DIR, self.embedder(), progress=False)
+        update_index(index, SOURCES_DIR, default_sources=SOURCES_DIR, only_if_stale=True, embedder=self.embedder(), progress=False)
         return index
 
     def engine(self) -> Any:

@@ -183,10 +183,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--index-dir", type=Path, default=None, help="a built index (default: $HWBOT_INDEX_DIR, built if needed)")
     p.add_argument("-n", type=int, default=200, help="events (each also retried once)")
     args = p.parse_args(argv)
-    from bot.engines import get_engine, resolve_index_dir
+    from bot.engines import get_engine
+    from common.settings import load_settings
 
-    index_dir = resolve_index_dir(args.index_dir)
-    get_engine(index_dir, progress=False)
+    settings = load_settings()
+    index_dir = Path(args.index_dir or settings.index_dir)
+    get_engine(settings, index_dir=index_dir, progress=False)
     r = measure(index_dir, args.n)
     acks = r["acks_s"] + r["retry_acks_s"]
     summary = {k: v for k, v in r.items() if not k.endswith("acks_s")}

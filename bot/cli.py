@@ -49,7 +49,7 @@ def index(settings: HwbotSettings, sources: Path | None, index_dir: Path | None,
     """Build or incrementally update the index, with a progress bar."""
     from bot.commands.index import run_index
 
-    run_index(sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh, settings=settings)
+    run_index(settings, sources, index_dir, rebuild=rebuild, quiet_if_fresh=quiet_if_fresh)
 
 
 @cli.command()
@@ -61,7 +61,7 @@ def ask(settings: HwbotSettings, question: str | None, as_json: bool, batch: Pat
     """Answer QUESTION from the notes, with citations."""
     from bot.commands.ask import run_ask
 
-    run_ask(question, as_json=as_json, batch=batch, settings=settings)
+    run_ask(settings, question, as_json=as_json, batch=batch)
 
 
 @cli.command()
@@ -82,7 +82,7 @@ def recommend(settings: HwbotSettings, profile: Path | None, text: str | None, a
             raise click.UsageError("give either --profile FILE or --text, not both")
         run_recommend_text(text, as_json=as_json, settings=settings)
         return
-    run_recommend(profile, as_json=as_json)
+    run_recommend(settings, profile, as_json=as_json)
 
 
 @cli.command()
@@ -103,7 +103,7 @@ def faq(settings: HwbotSettings, file: Path, out: Path | None, as_json: bool) ->
     """Answer every question found in a docs FILE."""
     from bot.commands.faq import run_faq
 
-    run_faq(file, out=out, as_json=as_json, settings=settings)
+    run_faq(settings, file, out=out, as_json=as_json)
 
 
 @cli.command()
@@ -111,21 +111,23 @@ def faq(settings: HwbotSettings, file: Path, out: Path | None, as_json: bool) ->
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address.")
 @click.option("--port", default=3000, show_default=True, type=int, help="HTTP port.")
 @click.option("--workers", default=1, show_default=True, type=int, help="HTTP worker processes (they share the state).")
-def slack(http: bool, host: str, port: int, workers: int) -> None:
+@click.pass_obj
+def slack(settings: HwbotSettings, http: bool, host: str, port: int, workers: int) -> None:
     """Run the Slack app (Socket Mode when SLACK_APP_TOKEN is set, else HTTP under gunicorn)."""
     from bot.slack.run import run_slack
 
-    run_slack(http=http, host=host, port=port, workers=workers)
+    run_slack(settings, http=http, host=host, port=port, workers=workers)
 
 
 @cli.command()
 @click.option("--since", default=None, help="Only feedback from this date on (YYYY-MM-DD).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of markdown.")
-def feedback(since: str | None, as_json: bool) -> None:
+@click.pass_obj
+def feedback(settings: HwbotSettings, since: str | None, as_json: bool) -> None:
     """Declined and down-voted questions, with their reasons: the FAQ's gaps."""
     from bot.commands.feedback import run_feedback
 
-    run_feedback(since=since, as_json=as_json)
+    run_feedback(settings, since=since, as_json=as_json)
 
 
 @cli.command(name="eval")
@@ -147,9 +149,9 @@ def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, 
         run_extractor_split(as_json=as_json, settings=settings)
         return
     if fresh is not None:
-        run_fresh(fresh, as_json=as_json, settings=settings, extractor=extractor)  # type: ignore[arg-type]
+        run_fresh(settings, fresh, as_json=as_json, extractor=extractor)  # type: ignore[arg-type]
         return
-    run_eval(as_json=as_json, check=check, calibrate=calibrate, settings=settings)
+    run_eval(settings, as_json=as_json, check=check, calibrate=calibrate)
 
 
 @cli.command(name="train-extractor")

@@ -43,9 +43,9 @@ def _stderr_line(line: str) -> None:
 
 def prefetch_reader(settings: HwbotSettings) -> None:
     """Start loading the ONNX session in the background (it overlaps the imports that follow)."""
-    from indexer.query_encoder import prefetch_query_encoder
+    from knowledge.index import prefetch_encoder
 
-    prefetch_query_encoder(settings.index_dir)
+    prefetch_encoder(settings.index_dir)
 
 
 def clause_reader(settings: HwbotSettings, *, notify: Callable[[str], Any] = _stderr_line) -> "ClauseReader | None":
@@ -60,12 +60,12 @@ def clause_reader(settings: HwbotSettings, *, notify: Callable[[str], Any] = _st
 
 
 def _open(index_dir: Path, notify: Callable[[str], Any]) -> "ClauseReader | None":
-    from indexer.query_encoder import EncoderUnavailable, encoder_for_index_dir
+    from knowledge.index import EncoderUnavailable, clause_encoder
     from knowledge.recommend.learned.combine import ClauseReader
     from knowledge.recommend.learned.heads import HeadsUnavailable, load_heads
 
     try:
-        encoder = encoder_for_index_dir(index_dir)
+        encoder = clause_encoder(index_dir)
     except EncoderUnavailable as exc:
         notify(f"{READER_NOTICE}: the ONNX encoder {exc}")
         return None

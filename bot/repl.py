@@ -40,10 +40,12 @@ class Repl:
         console: Console,
         engine_factory: Callable,
         *,
+        settings: HwbotSettings,
         intake_key: str = "repl",
         resume_intake: bool = True,
     ) -> None:
         self.read_line = read_line
+        self.settings = settings
         self.intake_key = intake_key
         self.resume_intake = resume_intake
         self.console = console
@@ -109,13 +111,15 @@ class Repl:
                 url = f"  {s.url}" if s.url else ""
                 self.say(f"{s.id}  {s.file}  ({s.chunks} chunks)  {s.title}{url}")
         elif cmd == "/recommend":
+            from bot.intake.persistence import IntakeStore
             from bot.intake.session import run_intake_session
             from bot.plaintext import render_recommendation_text
 
             # An interactive user may resume an intake left unfinished; a script starts fresh.
             u = self.understood
+            store = IntakeStore.open(self.settings)
             result = run_intake_session(
-                self.read_line, self.say, key=self.intake_key, resume=self.resume_intake,
+                self.read_line, self.say, key=self.intake_key, store=store, resume=self.resume_intake,
                 given=dict(u.stated), implied={f: (i.value, i.because) for f, i in u.implied().items()},
             )
             if result is not None:  # the dialog itself reports a cancel or a pause
@@ -150,10 +154,8 @@ def _piped_reader() -> Iterator[str]:
         yield raw.decode("utf-8", errors="replace")
 
 
-def run_repl(settings: HwbotSettings | None = None) -> None:
+def run_repl(settings: HwbotSettings) -> None:
     from bot.engines import get_engine
-
-    settings = settings or HwbotSettings()
 
     console = Console(stderr=False)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -177,13 +179,16 @@ def run_repl(settings: HwbotSettings | None = None) -> None:
 
         console.print("hwbot: cited GPU vs TPU answers. Type /help for commands, /quit to exit.", markup=False)
         with console.status("Loading the model and the index…"):
-            engine = get_engine(settings=settings)
-        repl = Repl(read_line, console, lambda: engine)
+            engine = get_engine(settings)
+        repl = Repl(read_line, console, lambda: engine, settings=settings)
     else:
         lines = _piped_reader()
 
         def read_line(prompt: str) -> str | None:
             return next(lines, None)
 
-        repl = Repl(read_line, console, lambda: get_engine(settings=settings), intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False)
+        repl = Repl(
+            read_line, console, lambda: get_engine(settings), settings=settings,
+            intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False,
+        )
     repl.loop()

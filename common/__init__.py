@@ -1,4 +1,5 @@
-"""Cross-cutting pieces every layer uses: errors, settings, the user-file reader, validation lines.
+"""Cross-cutting pieces every layer uses: errors, settings, the user-file reader, validation lines,
+and the plain-text parsing the indexer and the FAQ extractor share (markdown blocks, sentences).
 
 It sits below ``indexer``, ``knowledge`` and ``bot`` and imports none of them.
 """

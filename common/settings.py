@@ -1,9 +1,10 @@
 """The one settings object: every path and limit hwbot reads from the environment.
 
-The environment is read here and nowhere else. Front ends build one
-:class:`HwbotSettings` at start-up and pass it down explicitly, so a test (or a second
+The environment is read here and nowhere else. The CLI builds one :class:`HwbotSettings`
+at start-up (:func:`load_settings`) and passes it down explicitly, so a test (or a second
 engine in one process) can point at other directories without touching ``os.environ``.
-Slack's credentials live in ``common.slack_settings`` because only the Slack app needs them.
+Slack's variables are its ``slack`` section (:class:`common.slack_settings.SlackSettings`),
+read in the same construction.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from common.errors import ConfigError
+from common.slack_settings import SECRET_VARIABLES, SlackSettings
 from common.validation import one_line_errors
 
 __all__ = [
@@ -25,7 +27,6 @@ __all__ = [
     "default_model_cache_dir",
     "default_state_dir",
     "default_feedback_db",
-    "shipped_sources_dir",
 ]
 
 
@@ -54,11 +55,6 @@ def default_feedback_db() -> Path:
     return _xdg("XDG_DATA_HOME", ".local", "share") / "feedback.sqlite3"
 
 
-def shipped_sources_dir() -> Path:
-    """The notes shipped as package data in ``knowledge/sources`` (found without importing it)."""
-    return Path(__file__).resolve().parent.parent / "knowledge" / "sources"
-
-
 class HwbotSettings(BaseSettings):
     """``HWBOT_*`` variables. Every field has a safe default, so an empty environment works."""
 
@@ -68,8 +64,9 @@ class HwbotSettings(BaseSettings):
     state_dir: Path = Field(default_factory=default_state_dir)
     model_cache_dir: Path = Field(default_factory=default_model_cache_dir)
     feedback_db: Path = Field(default_factory=default_feedback_db)
-    #: Where notes are read from when no ``--sources`` is given (and no index records another).
-    sources_dir: Path = Field(default_factory=shipped_sources_dir)
+    #: ``HWBOT_SOURCES_DIR``: the notes to build from, overriding the dir the index records;
+    #: unset means the recorded dir, else the shipped notes (``indexer.lifecycle`` decides).
+    sources_dir: Path | None = None
     #: Input caps: a question, a batch file, a docs file, a profile file.
     max_question_chars: int = Field(default=2000, ge=100)
     max_batch_bytes: int = Field(default=10_000_000, ge=1000)
@@ -81,8 +78,10 @@ class HwbotSettings(BaseSettings):
     redis_prefix: str = "hwbot:"
     #: Slack channel id where "Ask the experts" posts; unset hides the button.
     escalation_channel: str | None = None
+    #: The Slack app's variables (``SLACK_*``, ``HWBOT_SLACK_API_URL``, ``HWBOT_ALLOWED_CHANNELS``).
+    slack: SlackSettings = Field(default_factory=SlackSettings)
 
-    @field_validator("redis_url", "escalation_channel", mode="before")
+    @field_validator("redis_url", "escalation_channel", "sources_dir", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         # An exported-but-empty variable means "not configured".
@@ -96,4 +95,6 @@ def load_settings() -> HwbotSettings:
     try:
         return HwbotSettings()
     except ValidationError as exc:
-        raise ConfigError(f"environment: {one_line_errors(exc)}", hint="fix or unset the HWBOT_* variable") from None
+        # A token's value is never echoed, even when it is what is wrong.
+        line = one_line_errors(exc, hide_input=SECRET_VARIABLES)
+        raise ConfigError(f"environment: {line}", hint="fix or unset the HWBOT_* or SLACK_* variable") from None

@@ -1,26 +1,27 @@
-"""Slack configuration, read from the environment once and checked before anything connects.
+"""Slack configuration: the ``slack`` section of :class:`common.settings.HwbotSettings`.
 
-Tokens are held as :class:`pydantic.SecretStr`, so a stray ``repr()``, f-string or
+It is read from the environment in the same construction as the rest of the settings (once,
+in the CLI), and checked by :meth:`SlackSettings.check_mode` before anything connects. Tokens are held as :class:`pydantic.SecretStr`, so a stray ``repr()``, f-string or
 validation error can never print them. Every problem becomes a one-line
 :class:`~common.errors.ConfigError` that names the variable, never its value.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from common.errors import ConfigError
-from common.settings import default_feedback_db
 
-__all__ = ["SlackSettings", "load_settings", "SLACK_API_URL", "is_dm_channel"]
+__all__ = ["SlackSettings", "SLACK_API_URL", "SECRET_VARIABLES", "is_dm_channel"]
 
 #: Slack's own Web API; tests point ``HWBOT_SLACK_API_URL`` at a loopback fake instead.
 SLACK_API_URL = "https://slack.com/api/"
+#: Variables whose values are never shown, not even in a validation error.
+SECRET_VARIABLES = frozenset({"SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"})
 
 
 def is_dm_channel(channel_id: str) -> bool:
@@ -39,7 +40,6 @@ class SlackSettings(BaseSettings):
     api_url: str = Field(default=SLACK_API_URL, alias="HWBOT_SLACK_API_URL")
     #: Raw comma list; see :attr:`allowed_channels`. A str (not list) so no JSON decoding is attempted.
     allowed_channels_raw: str = Field(default="", alias="HWBOT_ALLOWED_CHANNELS")
-    feedback_db: Path = Field(default_factory=default_feedback_db, alias="HWBOT_FEEDBACK_DB")
 
     @field_validator("bot_token", "signing_secret", "app_token", mode="before")
     @classmethod
@@ -85,6 +85,12 @@ class SlackSettings(BaseSettings):
         """DESIGN.md: Socket Mode when ``SLACK_APP_TOKEN`` is set and ``--http`` is not given."""
         return self.app_token is not None and not http
 
+    def check_mode(self, *, http: bool) -> bool:
+        """Check the settings for the mode ``--http`` selects; True when that mode is Socket Mode."""
+        socket_mode = self.use_socket_mode(http)
+        self.check(socket_mode=socket_mode)
+        return socket_mode
+
     def check(self, *, socket_mode: bool) -> None:
         """Raise a one-line :class:`ConfigError` for the first missing or malformed setting."""
         if self.bot_token is None:
@@ -121,17 +127,3 @@ class SlackSettings(BaseSettings):
                 f"HWBOT_ALLOWED_CHANNELS has entries that are not channel ids: {', '.join(bad)}",
                 hint="use ids such as C0123456789, comma separated; empty means all channels",
             )
-
-
-def load_settings(*, http: bool) -> tuple[SlackSettings, bool]:
-    """Read and check the environment; returns the settings and whether Socket Mode is selected."""
-    try:
-        settings = SlackSettings()
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "Slack settings"
-        # pydantic's message never includes SecretStr values, and the input is not echoed here.
-        raise ConfigError(f"{where}: {first['msg']}") from None
-    socket_mode = settings.use_socket_mode(http)
-    settings.check(socket_mode=socket_mode)
-    return settings, socket_mode

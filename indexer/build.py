@@ -16,27 +16,27 @@ import numpy as np
 from pydantic import BaseModel
 
 from common.errors import IndexStoreError
+from common.settings import default_model_cache_dir
 from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import Chunk, ChunkParams
 from indexer.corpus import catalog, load_corpus
-from indexer.embedder import MODEL_PACKAGE, Embedder
+from indexer.embedder import MODEL_PACKAGE, Embedder, model_package_version
 from indexer.forms import StoredSentenceForms, forms_sha256, read_forms
+from indexer.freshness import IndexStatus, why_stale
 from indexer.ondisk import (
     FORMAT_VERSION,
     Manifest,
     ModelInfo,
     SourceEntry,
     StoredChunk,
-    current_generation,
     index_lock,
     load_store,
-    read_manifest,
     write_generation,
 )
 from indexer.onnx_export import export_query_encoder
-from indexer.sources import SOURCE_SUFFIXES, Source
+from indexer.sources import Source
 
-__all__ = ["BuildReport", "build_index", "catalog", "load_corpus", "recorded_sources_dir", "staleness", "text_sha"]
+__all__ = ["BuildReport", "build_index", "catalog", "load_corpus", "text_sha"]
 
 
 class BuildReport(BaseModel):
@@ -62,94 +62,14 @@ def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _source_hashes(sources_dir: Path) -> dict[str, str]:
-    """file name -> sha256 of every source file; used only when the sources are not parsed anyway."""
-    out = {}
-    for p in sorted(sources_dir.iterdir()):
-        if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES:
-            out[p.name] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return out
-
-
-def recorded_sources_dir(index_dir: Path) -> Path | None:
-    """The sources dir the live index was built from, or None when there is no readable index."""
-    try:
-        gen = current_generation(index_dir)
-        if gen is None:
-            return None
-        recorded = read_manifest(gen).sources_dir
-    except IndexStoreError:
-        return None
-    return Path(recorded) if recorded else None
-
-
-def _why_stale(
-    manifest: Manifest, sources_dir: Path, current: dict[str, str], params: ChunkParams, forms_sha: str
-) -> str | None:
-    """Why an index with this manifest does not match these sources (hashed as ``current``)."""
-    if manifest.chunker != params:
-        return "chunking parameters changed"
-    if manifest.model.package_version != _package_version():
-        return "embedding model package changed"
-    if manifest.encoder is None:
-        return "the ONNX query encoder is not exported yet"
-    if manifest.sources_dir != str(sources_dir.resolve()):
-        return f"sources are now read from {sources_dir}"
-    stored = {s.file: s.sha256 for s in manifest.sources}
-    if stored != current:
-        changed = sorted(set(stored.items()) ^ set(current.items()))
-        names = sorted({name for name, _ in changed})
-        return "sources changed: " + ", ".join(names)
-    if manifest.forms_sha256 != forms_sha:
-        return "question forms changed"
-    return None
-
-
-def _live_manifest(index_dir: Path) -> Manifest | str:
-    """The live manifest, or why there is none usable (a reason to build)."""
-    try:
-        gen = current_generation(index_dir)
-        if gen is None:
-            return "no index yet"
-        return read_manifest(gen)
-    except IndexStoreError as exc:
-        return exc.message
-
-
-def staleness(index_dir: Path, sources_dir: Path | None = None, params: ChunkParams | None = None) -> str | None:
-    """Why the index needs (re)building, or None when it is fresh. Needs no model.
-
-    ``sources_dir=None`` judges the index against the dir it was built from. When that
-    dir is gone the index is used as built (there is nothing to rebuild it from).
-    """
-    manifest = _live_manifest(index_dir)
-    if isinstance(manifest, str):
-        return manifest
-    if sources_dir is None:
-        if not manifest.sources_dir or not Path(manifest.sources_dir).is_dir():
-            return None
-        sources_dir = Path(manifest.sources_dir)
-    current = _source_hashes(sources_dir) if sources_dir.is_dir() else {}
-    forms_sha = forms_sha256(sources_dir) if sources_dir.is_dir() else ""
-    return _why_stale(manifest, sources_dir, current, params or ChunkParams(), forms_sha)
-
-
-def _package_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version(MODEL_PACKAGE)
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _previous_vectors(index_dir: Path, model_id: str) -> dict[str, np.ndarray]:
+def _previous_vectors(status: IndexStatus, model_id: str) -> dict[str, np.ndarray]:
     """text sha → vector from the live generation, if it is readable and from this model."""
-    try:
-        store = load_store(index_dir)
-    except IndexStoreError:
+    manifest = status.manifest
+    if manifest is None or manifest.model.id != model_id or manifest.model.package_version != model_package_version():
         return {}
-    if store.manifest.model.id != model_id or store.manifest.model.package_version != _package_version():
+    try:
+        store = load_store(status.index_dir, generation=status.generation, manifest=manifest)
+    except IndexStoreError:
         return {}
     known: dict[str, np.ndarray] = {}
     for chunk in store.chunks:
@@ -241,7 +161,7 @@ def _assemble(texts: _Texts, vectors: dict[str, np.ndarray], dim: int) -> tuple[
 
 def _manifest(
     sources: list[Source], sources_dir: Path, texts: _Texts, embedder: Embedder, params: ChunkParams, kind: str,
-    encoder_cache: Path | None,
+    encoder_cache: Path,
     forms_sha: str = "",
 ) -> Manifest:
     per_source: dict[str, int] = {}
@@ -250,7 +170,7 @@ def _manifest(
     return Manifest(
         format_version=FORMAT_VERSION,
         created_at=time.time(),
-        model=ModelInfo(id=embedder.model_id, package=MODEL_PACKAGE, package_version=_package_version(), dim=embedder.dim),
+        model=ModelInfo(id=embedder.model_id, package=MODEL_PACKAGE, package_version=model_package_version(), dim=embedder.dim),
         chunker=params,
         sources=[
             SourceEntry(
@@ -272,14 +192,14 @@ def _manifest(
 
 
 def _fresh_index_type(
-    index_dir: Path, sources: list[Source], sources_dir: Path, params: ChunkParams, forms_sha: str
+    status: IndexStatus, sources: list[Source], sources_dir: Path, params: ChunkParams, forms_sha: str
 ) -> str | None:
-    """The live index's type when it already matches these sources, else None. Call under the lock."""
-    manifest = _live_manifest(index_dir)
-    if isinstance(manifest, str):
+    """The live index's type when it already matches these sources, else None."""
+    manifest = status.manifest
+    if manifest is None:
         return None
     current = {s.file: s.sha256 for s in sources}  # hashed while parsing: the files are not read again
-    return manifest.index_type if _why_stale(manifest, sources_dir, current, params, forms_sha) is None else None
+    return manifest.index_type if why_stale(manifest, sources_dir, current, params, forms_sha) is None else None
 
 
 def build_index(
@@ -292,10 +212,14 @@ def build_index(
     progress: bool | None = None,
     index_type: str | None = None,
     encoder_cache: Path | None = None,
+    status: IndexStatus | None = None,
 ) -> BuildReport:
     """Build or incrementally update the index; returns counts for the summary line.
 
-    ``encoder_cache`` is where the ONNX query encoder is exported (default: the per-user model cache).
+    ``encoder_cache`` is where the ONNX query encoder is exported (``HWBOT_MODEL_CACHE_DIR``;
+    default: the per-user model cache).
+    ``status`` is the caller's reading of the live manifest; under the lock it is re-read only
+    when another process swapped in a new generation meanwhile.
     """
     params = params or ChunkParams()
     started = time.perf_counter()
@@ -303,16 +227,17 @@ def build_index(
     forms_sha = forms_sha256(sources_dir)
     texts = _Texts(chunks, _form_entries(sources_dir))
     with index_lock(index_dir):
-        fresh_kind = None if rebuild else _fresh_index_type(index_dir, sources, sources_dir, params, forms_sha)
+        live = status.current() if status is not None and status.index_dir == index_dir else IndexStatus.read(index_dir)
+        fresh_kind = None if rebuild else _fresh_index_type(live, sources, sources_dir, params, forms_sha)
         if fresh_kind is not None:  # nothing changed: answered without loading the model
             embedded, reused, kind = 0, len(set(texts.all)), fresh_kind
         else:
-            known = {} if rebuild else _previous_vectors(index_dir, embedder.model_id)
+            known = {} if rebuild else _previous_vectors(live, embedder.model_id)
             vectors, embedded = _embed_missing(texts, known, embedder, progress)
             reused = len(set(texts.shas)) - embedded
             stored, chunk_vecs, sent_vecs, head_vecs = _assemble(texts, vectors, embedder.dim)
             kind = index_type or choose_index_type(len(chunks))
-            manifest = _manifest(sources, sources_dir, texts, embedder, params, kind, encoder_cache, forms_sha)
+            manifest = _manifest(sources, sources_dir, texts, embedder, params, kind, encoder_cache or default_model_cache_dir(), forms_sha)
             write_generation(
                 index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, build_ann(chunk_vecs, kind),
                 forms=texts.form_entries, form_vectors=_form_matrix(texts, vectors, embedder.dim),

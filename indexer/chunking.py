@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, model_validator
 
-from indexer.sentences import split_sentences, word_count
+from common.sentences import split_sentences, word_count
 from indexer.sources import Source
 
 __all__ = ["ChunkParams", "Chunk", "chunk_source", "format_label"]

@@ -299,18 +299,21 @@ def _read_faiss(path: Path, manifest: Manifest) -> faiss.Index:
     return index
 
 
-def load_store(index_dir: Path) -> Store:
+def load_store(index_dir: Path, *, generation: Path | None = None, manifest: Manifest | None = None) -> Store:
     """Load the live generation, or raise a one-line error saying how to rebuild.
 
-    Every file's size is checked before it is read and its sha256 once while it is
-    read; the parsed shapes must then agree with the manifest.
+    ``generation`` and its ``manifest``, when the caller has read them already
+    (:class:`indexer.freshness.IndexStatus`), are not read again. Every file's size is
+    checked before it is read and its sha256 once while it is read; the parsed shapes
+    must then agree with the manifest.
     """
-    gen = current_generation(index_dir)
+    gen = generation if generation is not None and manifest is not None else current_generation(index_dir)
     if gen is None:
         raise IndexMissingError(f"no index in {index_dir}", hint="run 'hwbot index'")
     if not gen.is_dir():
         raise IndexCorruptError(f"{gen} is missing", hint=REBUILD_HINT)
-    manifest = read_manifest(gen)
+    if manifest is None or gen != generation:
+        manifest = read_manifest(gen)
     dim = manifest.model.dim
     chunks = _parse_chunks(gen / "chunks.jsonl", _verified_bytes(gen / "chunks.jsonl", manifest), manifest.n_chunks)
     arrays = {

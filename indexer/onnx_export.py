@@ -144,12 +144,8 @@ def probe_agreement(model_file: Path, embedder: Embedder) -> float:
     return float(np.min(cosines))
 
 
-def export_query_encoder(embedder: Embedder, cache_dir: Path | None = None) -> QueryEncoderInfo:
-    """Make sure the model's ONNX export is in the cache and measure it; the manifest's record of it."""
-    if cache_dir is None:
-        from common.settings import HwbotSettings
-
-        cache_dir = HwbotSettings().model_cache_dir
+def export_query_encoder(embedder: Embedder, cache_dir: Path) -> QueryEncoderInfo:
+    """Make sure the model's ONNX export is in ``cache_dir`` and measure it; the manifest's record of it."""
     model, sha, exporter = _cached_or_exported(embedder, _cache_slot(Path(cache_dir)))
     return QueryEncoderInfo(
         path=str(model.resolve()),

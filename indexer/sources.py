@@ -21,8 +21,9 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from common.errors import SourceError
+from common.markdown import FRONT_MATTER, markdown_blocks
 from common.textio import decode_text, read_capped_bytes
-from indexer.markdown import FRONT_MATTER, markdown_blocks
+from common.validation import one_line_errors
 
 __all__ = ["Block", "Page", "Source", "read_source", "read_sources", "SOURCE_SUFFIXES", "MAX_SOURCE_BYTES"]
 
@@ -89,9 +90,7 @@ def _front_matter(path: Path, text: str, *, required: bool) -> tuple[FrontMatter
     try:
         return FrontMatter(**data), text[match.end() :]
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = err["loc"][0] if err.get("loc") else "?"
-        raise SourceError(f"{path.name}: front matter field {field!r}: {err['msg']}") from None
+        raise SourceError(f"{path.name}: front matter: {one_line_errors(exc)}") from None
 
 
 def _markdown_pages(body: str) -> list[Page]:

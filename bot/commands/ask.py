@@ -28,10 +28,10 @@ def read_batch(path: Path, max_bytes: int = MAX_BATCH_BYTES) -> list[str]:
     return questions
 
 
-def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings: HwbotSettings | None = None) -> None:
-    from bot.engines import prefetch_encoder
+def run_ask(settings: HwbotSettings, question: str | None, *, as_json: bool, batch: Path | None) -> None:
+    from knowledge.index import prefetch_encoder
 
-    prefetch_encoder(settings=settings)  # the ONNX session loads in the background while the rest imports
+    prefetch_encoder(settings.index_dir)  # the ONNX session loads in the background while the rest imports
     from knowledge.qa.hygiene import clean_question
 
     if batch is not None and question:
@@ -39,12 +39,12 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings
     if batch is None:
         if question is None:
             raise UsageError("missing QUESTION")
-        clean_question(question)  # an empty question fails here, before the model loads
+        clean_question(question, settings.max_question_chars)  # an empty question fails here, before the model loads
         from bot.advice import advise
         from bot.engines import get_engine
         from bot.plaintext import render_answer_text
 
-        advice = advise(get_engine(settings=settings), question)
+        advice = advise(get_engine(settings), question)
         if as_json:
             print(json.dumps(advice.to_contract(), ensure_ascii=False))
         else:
@@ -52,12 +52,12 @@ def run_ask(question: str | None, *, as_json: bool, batch: Path | None, settings
         return
     if not as_json:
         raise UsageError("--batch writes JSON lines: add --json")
-    questions = read_batch(batch, settings.max_batch_bytes if settings else MAX_BATCH_BYTES)
+    questions = read_batch(batch, settings.max_batch_bytes)
     from bot.advice import Advice, advise_answer
     from bot.engines import get_engine
     from knowledge.qa.abstain import declined_answer
 
-    engine = get_engine(settings=settings)
+    engine = get_engine(settings)
     out = sys.stdout
     for result in engine.ask_many(questions):  # questions are encoded in batches, answers still stream
         # None: a line of only control characters, declined and kept in place

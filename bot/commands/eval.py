@@ -29,17 +29,15 @@ def format_table(rows) -> str:
     return "\n".join(lines)
 
 
-def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: HwbotSettings | None = None) -> None:
+def run_eval(settings: HwbotSettings, *, as_json: bool, check: bool, calibrate: bool = False) -> None:
     from bot.engines import get_engine
-    from indexer.query_encoder import PrecomputedQueries
     from knowledge.evaluation import calibrate_abstention, calibrate_curated, load_dev_set, load_floors, measure, split
-    from knowledge.qa.hygiene import clean_question
 
-    engine = get_engine(settings=settings)
+    engine = get_engine(settings)
     items = load_dev_set()
     tune, _ = split(items)
     # The harness asks each question once per mode; encode them all up front, in batches.
-    engine.embedder = PrecomputedQueries(engine.embedder, [clean_question(i.question)[0] for i in items])
+    engine.encode_ahead([engine.clean(i.question)[0] for i in items])
     floors = load_floors()
     if calibrate:
         sim, margin, right, wrong = calibrate_curated(engine, tune)
@@ -72,7 +70,7 @@ def run_eval(*, as_json: bool, check: bool, calibrate: bool = False, settings: H
 
 
 
-def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = None, extractor: Mode = "combined") -> None:
+def run_fresh(settings: HwbotSettings, path: Path, *, as_json: bool, extractor: Mode = "combined") -> None:
     """Score one fresh batch: questions through the same path as ``ask --batch``, messages
     through the extractor variant ``extractor`` (the rules, the learned heads, or both, as
     ``recommend --text`` reads them). The figures are a first measurement only the first time."""
@@ -89,13 +87,13 @@ def run_fresh(path: Path, *, as_json: bool, settings: HwbotSettings | None = Non
         print(lines[0])
 
 
-def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None) -> tuple[str, str]:
+def _score_questions(items: list[FreshQuestion], settings: HwbotSettings) -> tuple[str, str]:
     from bot.advice import Advice, advise_answer
     from bot.engines import get_engine
     from knowledge.evaluation.fresh import score_questions
     from knowledge.qa.abstain import declined_answer
 
-    engine = get_engine(settings=settings)
+    engine = get_engine(settings)
     answers = []
     for result in engine.ask_many([i.question for i in items]):
         advice = advise_answer(result, result.question) if result is not None else Advice(declined_answer(""))
@@ -104,14 +102,14 @@ def _score_questions(items: list[FreshQuestion], settings: HwbotSettings | None)
     return "\n".join(report.lines()), report.model_dump_json(indent=2)
 
 
-def _score_messages(items: list[FreshMessage], settings: HwbotSettings | None, extractor: Mode) -> tuple[str, str]:
+def _score_messages(items: list[FreshMessage], settings: HwbotSettings, extractor: Mode) -> tuple[str, str]:
     """Each message through the shared reading step with the chosen extraction; its stated fields are
     scored (implied answers are shown to users as implied, so they are not counted as understood)."""
     from bot.extractor import extractor_for
     from knowledge.evaluation.fresh import score_messages
     from knowledge.recommend.reading import read_message
 
-    extract = extractor_for(settings or HwbotSettings(), extractor)  # HwbotSettings() as get_engine does for a library caller
+    extract = extractor_for(settings, extractor)
     got = [{f: e.value for f, e in read_message(i.text, extract=extract).stated.items()} for i in items]
     report = score_messages(items, got)
     return f"extractor: {extractor}\n" + "\n".join(report.lines()), report.model_dump_json(indent=2)
@@ -131,12 +129,12 @@ def run_extractor_split(*, as_json: bool, settings: HwbotSettings) -> None:
 
 def run_train_extractor(settings: HwbotSettings) -> None:
     """Fit the heads on the train split, thresholds on validation; write weights and manifest."""
-    from indexer.query_encoder import EncoderUnavailable, encoder_for_index_dir
+    from knowledge.index import EncoderUnavailable, clause_encoder
     from knowledge.recommend.learned.heads import HEADS_DIR
     from knowledge.recommend.learned.train import train_heads
 
     try:
-        encoder = encoder_for_index_dir(settings.index_dir)
+        encoder = clause_encoder(settings.index_dir)
     except EncoderUnavailable as exc:
         raise HwbotError(f"training needs the index's ONNX encoder, which {exc}") from None
     manifest = train_heads(encoder)

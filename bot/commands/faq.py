@@ -75,14 +75,14 @@ def _write_atomically(out: Path, text: str) -> None:
         raise HwbotError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def _answer_all(questions: list[FoundQuestion], *, as_json: bool, settings: HwbotSettings | None = None):
+def _answer_all(settings: HwbotSettings, questions: list[FoundQuestion], *, as_json: bool):
     from tqdm import tqdm
 
     from bot.engines import get_engine
     from bot.faq.page import FaqEntry
     from knowledge.qa.abstain import declined_answer
 
-    engine = get_engine(settings=settings)
+    engine = get_engine(settings)
     show = sys.stderr.isatty() and len(questions) >= PROGRESS_MIN_QUESTIONS
     entries: list[FaqEntry] = []
     answers = engine.ask_many(found.text for found in questions)  # encoded in batches
@@ -96,13 +96,13 @@ def _answer_all(questions: list[FoundQuestion], *, as_json: bool, settings: Hwbo
     return entries
 
 
-def run_faq(file: Path, out: Path | None = None, as_json: bool = False, settings: HwbotSettings | None = None) -> None:
+def run_faq(settings: HwbotSettings, file: Path, out: Path | None = None, as_json: bool = False) -> None:
     """Find, answer and write out the questions of ``file`` (see the module docstring)."""
     # every input check runs before the model loads
-    questions, repeats = collect_questions(file, settings.max_docs_bytes if settings else None)
+    questions, repeats = collect_questions(file, settings.max_docs_bytes)
     if out is not None:
         _check_out(out, file)
-    entries = _answer_all(questions, as_json=as_json, settings=settings)
+    entries = _answer_all(settings, questions, as_json=as_json)
     if out is None and as_json:
         return
     from bot.faq.page import render_markdown

@@ -93,9 +93,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_feedback(*, since: str | None, as_json: bool) -> None:
+def run_feedback(settings: HwbotSettings, *, since: str | None, as_json: bool) -> None:
     cutoff = _parse_since(since)
-    settings = HwbotSettings()
     store = FeedbackStore(open_state_store(settings) if settings.redis_url else settings.feedback_db)
     report = feedback_report(store.answers(), store.votes(), cutoff)
     if as_json:

@@ -1,8 +1,8 @@
 """``hwbot index``: build or incrementally update the index, then print one summary line.
 
-Without ``--sources`` the index is updated from the dir it was last built from (see
-``bot.engines.resolve_sources_dir``); ``--sources DIR`` switches it to DIR, and every
-later command judges staleness against DIR.
+Without ``--sources`` the index is updated from ``HWBOT_SOURCES_DIR``, else the dir it
+was last built from, else the shipped notes (``indexer.lifecycle`` decides);
+``--sources DIR`` switches it to DIR, and every later command judges staleness against DIR.
 """
 
 from __future__ import annotations
@@ -10,29 +10,31 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bot.engines import resolve_index_dir, resolve_sources_dir
 from common.settings import HwbotSettings
 
 __all__ = ["run_index"]
 
 
 def run_index(
+    settings: HwbotSettings,
     sources: Path | None,
     index_dir: Path | None,
     *,
     rebuild: bool = False,
     quiet_if_fresh: bool = False,
-    settings: HwbotSettings | None = None,
 ) -> None:
     """Build or update; with ``quiet_if_fresh`` print nothing when nothing changed (``make repl``)."""
-    from indexer.build import build_index, staleness
-    from indexer.embedder import Embedder
+    from knowledge.index import update_index
 
-    settings = settings or HwbotSettings()
-    dst = resolve_index_dir(index_dir, settings)
-    src = resolve_sources_dir(sources, settings, dst)
-    if quiet_if_fresh and not rebuild and staleness(dst, src) is None:
+    report = update_index(
+        Path(index_dir or settings.index_dir),
+        sources or settings.sources_dir,
+        rebuild=rebuild,
+        only_if_stale=quiet_if_fresh,
+        progress=None if sys.stderr.isatty() else False,
+        encoder_cache=settings.model_cache_dir,
+    )
+    if report is None:
         return
-    report = build_index(src, dst, Embedder(), rebuild=rebuild, progress=None if sys.stderr.isatty() else False)
     state = "" if report.changed else " (already up to date)"
     print(f"Index{state}: {report.summary()}")

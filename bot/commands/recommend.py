@@ -102,10 +102,10 @@ def run_recommend_text(text: str, *, settings: HwbotSettings, as_json: bool = Fa
     emit(rec, False)
 
 
-def run_recommend(profile: Path | None, as_json: bool = False) -> None:
+def run_recommend(settings: HwbotSettings, profile: Path | None, as_json: bool = False) -> None:
     """The ``recommend`` command."""
     if profile is not None:
-        emit(recommend(load_profile(profile)), as_json)
+        emit(recommend(load_profile(profile, max_bytes=settings.max_profile_bytes)), as_json)
         return
     interactive = sys.stdin.isatty()
     talk = sys.stderr if as_json else sys.stdout
@@ -114,10 +114,11 @@ def run_recommend(profile: Path | None, as_json: bool = False) -> None:
         talk.write(text + "\n")
         talk.flush()
 
+    from bot.intake.persistence import IntakeStore
     from bot.intake.session import TERMINAL_KEY, intake_session
 
     key = TERMINAL_KEY if interactive else f"pipe-{os.getpid()}"
-    result = intake_session(_reader(talk, interactive), write, key, resume=interactive)
+    result = intake_session(_reader(talk, interactive), write, key, store=IntakeStore.open(settings), resume=interactive)
     if result.outcome == "done" and result.recommendation is not None:
         if not as_json:
             write("")

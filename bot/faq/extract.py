@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Literal
 
 from common.errors import InputError
+from common.markdown import FRONT_MATTER, MarkdownBlock, markdown_blocks
+from common.sentences import split_sentences
 from common.textio import read_text_file
-from indexer.markdown import FRONT_MATTER, MarkdownBlock, markdown_blocks
-from indexer.sentences import split_sentences
 
 __all__ = ["FoundQuestion", "read_docs", "extract_questions", "normalize_question", "MAX_DOCS_BYTES"]
 

@@ -36,7 +36,7 @@ class IntakeStore:
     """Load, save and atomically update dialog states by conversation key.
 
     ``path`` names an SQLite file (tests, a private store); ``state`` passes a store
-    that is already open; with neither, the configured shared store is used.
+    that is already open; :meth:`open` opens the configured shared store.
     """
 
     def __init__(self, path: Path | None = None, *, busy_timeout_ms: int = 10_000, state: StateStore | None = None) -> None:
@@ -48,9 +48,12 @@ class IntakeStore:
             self.path = Path(path)
             self._state = SqliteStateStore(self.path, busy_timeout_ms=busy_timeout_ms)
         else:
-            settings = HwbotSettings()
-            self._state = open_state_store(settings)
-            self.path = None if settings.redis_url else settings.state_dir / DB_NAME
+            raise TypeError("IntakeStore needs a path or an open state store (IntakeStore.open(settings))")
+
+    @classmethod
+    def open(cls, settings: HwbotSettings) -> "IntakeStore":
+        """The configured shared store: Redis when ``HWBOT_REDIS_URL`` is set, else SQLite under the state dir."""
+        return cls(state=open_state_store(settings))
 
     @staticmethod
     def _decode(raw: str | None) -> IntakeState | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from common.errors import QuestionnaireError
+from common.validation import one_line_errors
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 __all__ = [
@@ -244,9 +245,7 @@ def parse_questions(text: str, origin: str = "questions.toml") -> Questionnaire:
     try:
         questionnaire = Questionnaire.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ()))
-        raise QuestionnaireError(f"{origin}: {loc}: {first['msg']}") from None
+        raise QuestionnaireError(f"{origin}: {one_line_errors(exc)}") from None
     _check_against_schema(questionnaire, origin)
     return questionnaire
 

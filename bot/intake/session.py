@@ -43,7 +43,7 @@ def intake_session(
     write: Callable[[str], None],
     key: str = TERMINAL_KEY,
     *,
-    store: IntakeStore | None = None,
+    store: IntakeStore,
     resume: bool = True,
     questions: Questionnaire | None = None,
     given: dict[str, tuple[str, str]] | None = None,
@@ -59,11 +59,9 @@ def intake_session(
     """
     from bot.intake.dialog import advance, start
     from bot.intake.dialog import resume as resume_turn
-    from bot.intake.persistence import IntakeStore
     from bot.intake.questions import load_questionnaire
 
     q = questions or load_questionnaire()
-    store = store or IntakeStore()
     saved = store.load(key) if resume else None
     if saved is not None and saved.status == "asking" and saved.answers:
         turn = resume_turn(saved, q)
@@ -108,7 +106,7 @@ def run_intake_session(
     write: Callable[[str], None],
     key: str = TERMINAL_KEY,
     *,
-    store: IntakeStore | None = None,
+    store: "IntakeStore",
     resume: bool = True,
     given: dict[str, tuple[str, str]] | None = None,
     implied: dict[str, tuple[str, str]] | None = None,

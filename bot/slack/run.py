@@ -31,7 +31,7 @@ from bot.slack.server import serve, server_options
 from bot.state import open_state_store
 from common.errors import ConfigError, HwbotError
 from common.settings import HwbotSettings
-from common.slack_settings import SlackSettings, load_settings
+from common.slack_settings import SlackSettings
 
 if TYPE_CHECKING:  # pragma: no cover
     from slack_bolt.adapter.socket_mode import SocketModeHandler
@@ -44,12 +44,12 @@ log = logging.getLogger("hwbot.slack")
 _worker: SlackWorker | None = None
 
 
-def load_worker(settings: SlackSettings, hwbot: HwbotSettings, *, client: WebClient | None = None, socket_mode: bool = False) -> SlackWorker:
+def load_worker(hwbot: HwbotSettings, *, client: WebClient | None = None, socket_mode: bool = False) -> SlackWorker:
     """Open the state, load the engine, build the app, and start the heartbeat and recovery."""
     state = open_state_store(hwbot)
-    feedback = FeedbackStore(state if hwbot.redis_url else settings.feedback_db)
-    engine = EngineAnswers.open()
-    runtime = SlackRuntime(settings=settings, engine=engine, state=state, feedback=feedback,
+    feedback = FeedbackStore(state if hwbot.redis_url else hwbot.feedback_db)
+    engine = EngineAnswers.open(hwbot)
+    runtime = SlackRuntime(settings=hwbot.slack, engine=engine, state=state, feedback=feedback,
                            escalation_channel=hwbot.escalation_channel)
     return build_worker(runtime, client=client, socket_mode=socket_mode).start()
 
@@ -77,11 +77,11 @@ def _exit_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
-def _serve_socket_mode(settings: SlackSettings, hwbot: HwbotSettings, client: WebClient) -> None:
+def _serve_socket_mode(hwbot: HwbotSettings, client: WebClient) -> None:
     log.info("loading the index and model…")
-    worker = load_worker(settings, hwbot, client=client, socket_mode=True)
+    worker = load_worker(hwbot, client=client, socket_mode=True)
     _exit_on_sigterm()
-    handler = start_socket_mode(worker.app, settings)
+    handler = start_socket_mode(worker.app, hwbot.slack)
     log.info("hwbot slack connected (Socket Mode)")
     try:
         threading.Event().wait()
@@ -102,11 +102,11 @@ def _check_bind(host: str, port: int) -> None:
         raise HwbotError(f"cannot listen on {host}:{port}: {reason}", hint="pick another --port") from None
 
 
-def _http_worker_app(settings: SlackSettings, hwbot: HwbotSettings) -> Any:
+def _http_worker_app(hwbot: HwbotSettings) -> Any:
     """Runs in each gunicorn worker after the fork: its own engine, state connection and app."""
     global _worker
-    _worker = load_worker(settings, hwbot)
-    secret = settings.signing_secret.get_secret_value() if settings.signing_secret else ""
+    _worker = load_worker(hwbot)
+    secret = hwbot.slack.signing_secret.get_secret_value() if hwbot.slack.signing_secret else ""
     log.info("hwbot slack worker %d ready", os.getpid())
     return SlackFront(_worker.app, secret, health=_worker.health)
 
@@ -117,23 +117,23 @@ def _drain_worker() -> None:
         _worker.drain()
 
 
-def _serve_http(settings: SlackSettings, hwbot: HwbotSettings, host: str, port: int, workers: int) -> None:
+def _serve_http(hwbot: HwbotSettings, host: str, port: int, workers: int) -> None:
     _check_bind(host, port)
 
     def ready(bound: str) -> None:
         log.info("hwbot slack listening on http://%s%s (HTTP mode, %d worker%s)", bound, EVENTS_PATH, workers, "s" * (workers > 1))
 
-    serve(lambda: _http_worker_app(settings, hwbot), server_options(host, port, workers), on_ready=ready, on_exit=_drain_worker)
+    serve(lambda: _http_worker_app(hwbot), server_options(host, port, workers), on_ready=ready, on_exit=_drain_worker)
 
 
-def run_slack(*, http: bool, host: str, port: int, workers: int = 1) -> None:
+def run_slack(hwbot: HwbotSettings, *, http: bool, host: str, port: int, workers: int = 1) -> None:
     """Run the Slack app until interrupted. Every failure is a one-line :class:`HwbotError`."""
     if not 0 <= port <= 65535:
         raise ConfigError(f"--port must be between 0 and 65535, got {port}")
     if not 1 <= workers <= 64:
         raise ConfigError(f"--workers must be between 1 and 64, got {workers}")
-    settings, socket_mode = load_settings(http=http)
-    hwbot = HwbotSettings()
+    settings = hwbot.slack
+    socket_mode = settings.check_mode(http=http)
     configure_logging(settings.secrets())
     client = build_web_client(settings)
     identity = verify_bot_token(client, settings)
@@ -142,6 +142,6 @@ def run_slack(*, http: bool, host: str, port: int, workers: int = 1) -> None:
         verify_app_token(client, settings)
     open_state_store(hwbot).close()  # a bad HWBOT_STATE_DIR or HWBOT_REDIS_URL fails here, in one line
     if socket_mode:
-        _serve_socket_mode(settings, hwbot, client)
+        _serve_socket_mode(hwbot, client)
     else:
-        _serve_http(settings, hwbot, host, port, workers)
+        _serve_http(hwbot, host, port, workers)

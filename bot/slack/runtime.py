@@ -28,6 +28,7 @@ from bot.slack.dedupe import Dedupe
 from bot.slack.feedback import FeedbackStore
 from bot.slack.threads import ThreadMemory
 from bot.state import StateStore
+from common.settings import HwbotSettings
 from common.slack_settings import SlackSettings
 from knowledge.recommend.profile import WorkloadProfile
 from knowledge.recommend.recommendation import Recommendation
@@ -64,11 +65,11 @@ class EngineAnswers:
         self._lock = threading.Lock()
 
     @classmethod
-    def open(cls, index_dir: Path | None = None) -> "EngineAnswers":
+    def open(cls, settings: HwbotSettings, index_dir: Path | None = None) -> "EngineAnswers":
         """Load the index and model now (building the index if needed), so the first question is not the slow one."""
         from bot.engines import get_engine
 
-        return cls(get_engine(index_dir, progress=False))
+        return cls(get_engine(settings, index_dir=index_dir, progress=False))
 
     def ask(self, question: str) -> "Advice":
         """The cited answer, with the profile and verdict when the question was situational."""

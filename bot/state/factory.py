@@ -11,13 +11,12 @@ from common.settings import HwbotSettings
 __all__ = ["open_state_store"]
 
 
-def open_state_store(settings: HwbotSettings | None = None) -> StateStore:
+def open_state_store(settings: HwbotSettings) -> StateStore:
     """The shared state store this process should use (one per process is enough), guarded.
 
     Opening fails at once (a :class:`~common.errors.ConfigError`) when the store is
     unusable at start; later outages are handled by :class:`GuardedStore`.
     """
-    settings = settings or HwbotSettings()
     if settings.redis_url:
         return GuardedStore(RedisStateStore(settings.redis_url, prefix=settings.redis_prefix))
     return GuardedStore(SqliteStateStore(settings.state_dir / STATE_DB_NAME))

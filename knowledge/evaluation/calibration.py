@@ -15,13 +15,9 @@ import itertools
 from dataclasses import dataclass
 
 from knowledge.evaluation.devset import DevItem
-from knowledge.qa.abstain import should_decline
-from knowledge.qa.compose import mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch
-from knowledge.qa.hygiene import clean_question
 from knowledge.qa.params import AbstainParams
-from knowledge.qa.retrieval import Evidence
-from knowledge.qa.service import QAEngine
+from knowledge.qa.service import Observation, QAEngine
 
 __all__ = ["calibrate_abstention", "calibrate_curated", "curated_right"]
 
@@ -29,29 +25,12 @@ __all__ = ["calibrate_abstention", "calibrate_curated", "curated_right"]
 @dataclass
 class _Seen:
     item: DevItem
-    intent: str
-    evidence: Evidence
-    lenient: bool
-    best: CuratedMatch | None
+    obs: Observation
 
 
 def _observe(engine: QAEngine, items: list[DevItem]) -> list[_Seen]:
-    out = []
-    for item in items:
-        text, _ = clean_question(item.question)
-        qvec = engine.encode_query(text)
-        intent = engine.intent(text, qvec)
-        _, evidence, _ = engine.retrieve(text, qvec=qvec)
-        lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
-            intent.name == "comparison" and side_of(text) is not None
-        )
-        best = engine.curated.best(qvec)
-        if best is not None and not engine.curated.names_topic(text, best.entry):
-            best = None  # the matcher never routes a question that names none of the entry's topics
-        elif best is not None and engine.curated.answer_similarity(qvec, best.entry) < engine.params.curated.min_answer_similarity:
-            best = None  # nor one that no sentence of the entry answers
-        out.append(_Seen(item, intent.name, evidence, lenient, best))
-    return out
+    """Each question through every step of ``ask`` (the engine's own), short of its decisions."""
+    return [_Seen(item, engine.observe(item.question)) for item in items]
 
 
 def curated_right(item: DevItem, match: CuratedMatch) -> bool:
@@ -69,11 +48,12 @@ def _middle(plateau: list[tuple[float, float, float, float]]) -> tuple[float, fl
 
 def calibrate_curated(engine: QAEngine, tune: list[DevItem]) -> tuple[float, float, int, int]:
     """(min_similarity, min_margin, right, wrong) on the tuning half."""
-    seen = [s for s in _observe(engine, tune) if s.best is not None and s.intent not in {"figure", "code", "out_of_scope", "situational"}]
+    seen = [s for s in _observe(engine, tune) if s.obs.curated is not None]
     scored = []
     for sim, margin in itertools.product([x / 100 for x in range(55, 96)], [x / 100 for x in range(0, 16)]):
-        passed = [s for s in seen if s.best and s.best.similarity >= sim and s.best.margin >= margin]
-        right = sum(1 for s in passed if s.best and curated_right(s.item, s.best))
+        p = engine.params.curated.model_copy(update={"min_similarity": sim, "min_margin": margin})
+        passed = [s for s in seen if s.obs.curated and s.obs.curated.clears(p)]
+        right = sum(1 for s in passed if s.obs.curated and curated_right(s.item, s.obs.curated))
         wrong = len(passed) - right
         scored.append((right - 3 * wrong, sim, margin, right, wrong))
     best = max(row[0] for row in scored)
@@ -104,13 +84,10 @@ def calibrate_abstention(engine: QAEngine, tune: list[DevItem]) -> tuple[Abstain
         p = base.model_copy(update={"min_dense": min_dense, "strong_dense": strong, "min_bm25": bm25, "min_margin": margin})
 
         def declined(s: _Seen, p: AbstainParams = p) -> bool:
-            if s.intent == "out_of_scope":
-                return True
-            curated = s.intent != "situational" and s.best is not None and s.best.similarity >= params.curated.min_similarity and s.best.margin >= params.curated.min_margin
-            return not curated and not s.lenient and should_decline(s.evidence, p)
+            return engine.declines(s.obs, abstain=p)
 
         ok_in = sum(1 for s in seen if s.item.domain == "in" and not declined(s))
-        ok_out = sum(1 for s in seen if s.item.domain == "out" and (declined(s) or s.intent in {"figure", "code"}))
+        ok_out = sum(1 for s in seen if s.item.domain == "out" and (declined(s) or s.obs.intent.name in {"figure", "code"}))
         scored.append(((ok_in / n_in + ok_out / n_out) / 2, (min_dense, strong, bm25, margin)))
     best = max(a for a, _ in scored)
     plateau = [t for a, t in scored if a == best]

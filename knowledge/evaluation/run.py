@@ -16,7 +16,6 @@ from knowledge.evaluation.lint import lint_answer
 from knowledge.evaluation.metrics import HalfReport, ItemResult, RetrievalRow, relevant_ids, summarize
 from knowledge.qa.answers import Answer
 from knowledge.qa.curated import cites_map
-from knowledge.qa.hygiene import clean_question
 from knowledge.qa.retrieval import Mode
 from knowledge.qa.service import QAEngine
 
@@ -34,7 +33,7 @@ class EvalReport(BaseModel):
 
 def judge(engine: QAEngine, item: DevItem, expand: dict[str, set[str]], half: str = "") -> ItemResult:
     """Ask one dev question and judge the answer."""
-    text, _ = clean_question(item.question)
+    text, _ = engine.clean(item.question)
     qvec = engine.encode_query(text)
     answer = engine.ask(item.question, query_vector=qvec)
     budget = engine.intent(text, qvec).max_sentences
@@ -81,12 +80,12 @@ def _lint(engine: QAEngine, answer: Answer, budget: int) -> list[str]:
 def retrieval_rows(engine: QAEngine, items: list[DevItem], expand: dict[str, set[str]]) -> list[RetrievalRow]:
     """Recall@k and MRR@10 of each retrieval mode over the in-domain questions."""
     ins = [i for i in items if i.domain == "in"]
-    vecs = {i.id: engine.encode_query(clean_question(i.question)[0]) for i in ins}
+    vecs = {i.id: engine.encode_query(engine.clean(i.question)[0]) for i in ins}
     rows = []
     for mode in MODES:
         ranks: list[int | None] = []
         for item in ins:
-            hits, _, _ = engine.retrieve(clean_question(item.question)[0], mode=mode, k=10, qvec=vecs[item.id])
+            hits, _, _ = engine.retrieve(engine.clean(item.question)[0], mode=mode, k=10, qvec=vecs[item.id])
             rel = relevant_ids(item, expand)
             ranks.append(next((r for r, h in enumerate(hits) if h.chunk.chunk_id in rel), None))
         rows.append(_row(mode, ranks))

@@ -111,6 +111,10 @@ class CuratedMatch:
     def margin(self) -> float:
         return self.similarity - self.runner_up
 
+    def clears(self, params: CuratedParams) -> bool:
+        """Close enough, and clearly ahead of the runner-up: the two thresholds calibration tunes."""
+        return self.similarity >= params.min_similarity and self.margin >= params.min_margin
+
 
 def _paragraph(sentences: list[AnswerSentence]) -> str:
     """Sentences as written, each run from one chunk closed by that chunk's ``[chunk_id]`` marker."""
@@ -203,18 +207,25 @@ class CuratedMatcher:
                 best = max(best, float((vecs @ qvec).max()))
         return best
 
-    def match(self, qvec: np.ndarray, params: CuratedParams, question: str | None = None) -> CuratedMatch | None:
-        """The closest entry when it is close enough, clearly ahead of the runner-up, (given
-        the question's text) about a topic the question names, and answering it: one of its
-        sentences must be close to the question too; else None."""
+    def candidate(self, qvec: np.ndarray, params: CuratedParams, question: str | None = None) -> CuratedMatch | None:
+        """The closest entry when it could answer the question at all, whatever the two thresholds
+        of :meth:`CuratedMatch.clears`: (given the question's text) about a topic the question
+        names, and answering it: one of its sentences must be close to the question too; else None."""
         best = self.best(qvec)
-        if best is None or best.similarity < params.min_similarity or best.margin < params.min_margin:
+        if best is None:
             return None
         if question is not None and not self.names_topic(question, best.entry):
             return None
         if self.answer_similarity(qvec, best.entry) < params.min_answer_similarity:
             return None
         return best
+
+    def match(self, qvec: np.ndarray, params: CuratedParams, question: str | None = None) -> CuratedMatch | None:
+        """The :meth:`candidate` when it also :meth:`~CuratedMatch.clears` the thresholds; else None."""
+        best = self.best(qvec)
+        if best is None or not best.clears(params):  # the cheap check first
+            return None
+        return self.candidate(qvec, params, question)
 
     def answer(
         self, question: str, match: CuratedMatch, qvec: np.ndarray, notices: list[str] | None = None,

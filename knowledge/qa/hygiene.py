@@ -22,11 +22,12 @@ class EmptyQuestionError(InputError):
     """Nothing left to answer after cleaning."""
 
 
-def clean_question(raw: str) -> tuple[str, list[str]]:
+def clean_question(raw: str, max_chars: int = MAX_QUESTION_CHARS) -> tuple[str, list[str]]:
     """Return the cleaned question and notices for the user.
 
     Control characters and ANSI escapes are stripped, whitespace collapsed, and text
-    over :data:`MAX_QUESTION_CHARS` truncated (with a notice). An empty result raises
+    over ``max_chars`` (``HWBOT_MAX_QUESTION_CHARS``, default :data:`MAX_QUESTION_CHARS`)
+    truncated (with a notice). An empty result raises
     :class:`EmptyQuestionError` with a gentle prompt.
     """
     notices: list[str] = []
@@ -37,10 +38,10 @@ def clean_question(raw: str) -> tuple[str, list[str]]:
         raise EmptyQuestionError(
             "the question is empty: type a question about GPUs and TPUs, e.g. 'Why would a TPU sit idle?'"
         )
-    if len(text) > MAX_QUESTION_CHARS:
-        notices.append(f"Your question was {len(text)} characters; only the first {MAX_QUESTION_CHARS} were used.")
+    if len(text) > max_chars:
+        notices.append(f"Your question was {len(text)} characters; only the first {max_chars} were used.")
         # a question pasted after a long log is kept: the log is what gets cut
         tail = re.search(r"[^.?!]{3,300}\?\s*$", text[-300:])
         asked = tail.group(0).strip() if tail else ""
-        text = text[: MAX_QUESTION_CHARS - len(asked) - 1].rstrip() + " " + asked if asked else text[:MAX_QUESTION_CHARS].rstrip()
+        text = text[: max_chars - len(asked) - 1].rstrip() + " " + asked if asked else text[:max_chars].rstrip()
     return text, notices

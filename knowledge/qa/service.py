@@ -1,7 +1,7 @@
 """The question-answering engine every front end shares.
 
-``QAEngine.open`` makes sure the index exists and is fresh (building or updating it,
-with a progress bar, when sources changed), loads it once, checks it was built with
+``QAEngine.open`` has :mod:`indexer.lifecycle` make sure the index exists and is fresh
+(building, updating or healing it, with a progress bar, when needed), loads it once, checks it was built with
 this model, and builds BM25 over the same chunks; the intent prototypes and the FAQ
 question forms are embedded once here. ``ask`` is then cheap: one query embedding
 (:meth:`QAEngine.encode_query`, the one place questions are encoded; a batch may pass
@@ -11,72 +11,74 @@ curated FAQ questions (:mod:`knowledge.qa.curated`); a clear match is answered f
 the FAQ entry. Out-of-scope questions are declined, figure and code questions are
 declined unless the chosen sentences hold a figure of that kind or code, and a
 situational question that names our domain is answered with the best evidence there
-is (a recommendation verdict is joined in above this package).
+is (a recommendation verdict is joined in above this package). A question of several
+asks (:mod:`knowledge.qa.asks`) is answered ask by ask, each step below defined once.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from indexer.build import BuildReport, build_index, staleness
 from indexer.embedder import Embedder
-from indexer.ondisk import SourceEntry, Store, load_store
-from indexer.query_encoder import QueryEncoder, open_query_encoder
+from indexer.lifecycle import open_index
+from indexer.ondisk import SourceEntry, Store
+from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
 from knowledge.qa.answers import Answer
 from knowledge.qa.asks import Ask, answer_type, split_asks
 from knowledge.qa.compose import compose, is_verdict, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
-from knowledge.qa.hygiene import EmptyQuestionError, clean_question
+from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.joining import join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, key_objects, names_object
-from knowledge.qa.params import QAParams, load_params
+from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 
-__all__ = ["QAEngine", "ensure_index"]
+__all__ = ["QAEngine", "Observation"]
 
 #: An answer that is not an open comparison: its lead and at most two supporting sentences.
 MAX_PLAIN = 3
 #: Asks about a team's own situation: diagnoses, does-it-matter, is-that-realistic, what to watch.
 _SITUATED = frozenset({"diagnose", "how_to_fix", "does_matter", "realistic", "watch"})
-#: Intents a curated FAQ entry never answers (see ``QAEngine.curated_match``).
+#: Intents a curated FAQ entry never answers (see ``QAEngine.curated_candidate``).
 _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
 
 
-def ensure_index(
-    index_dir: Path,
-    sources_dir: Path,
-    embedder: Embedder,
-    *,
-    progress: bool | None = None,
-    announce=None,
-) -> BuildReport | None:
-    """Build or update the index when it is missing or stale; None when already fresh.
+def _no_step(name: str) -> None:
+    return None
 
-    ``announce`` (a callable taking one line) tells the user why a build starts.
-    """
-    reason = staleness(index_dir, sources_dir)
-    if reason is None:
-        return None
-    # build_index re-checks under the index lock, so a build another process just
-    # finished is not repeated.
-    if announce is not None:
-        announce(f"Updating the index ({reason})…")
-    return build_index(sources_dir, index_dir, embedder, progress=progress)
+
+@dataclass
+class Observation:
+    """What :meth:`QAEngine.observe` saw of one question, step by step, before any decision."""
+
+    text: str
+    notices: list[str]
+    qvec: np.ndarray
+    intent: Intent
+    mode: Mode
+    #: the curated entry that could answer it, before the similarity and margin thresholds
+    curated: CuratedMatch | None = None
+    hits: list[Hit] = field(default_factory=list)
+    evidence: Evidence | None = None
+    #: in scope by what it asks (:meth:`QAEngine.lenient`)
+    lenient: bool = False
 
 
 class QAEngine:
     """Cited extractive answers over one loaded index."""
 
-    def __init__(self, store: Store, embedder: QueryEncoder, params: QAParams | None = None) -> None:
+    def __init__(
+        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS
+    ) -> None:
         self.store = store
+        self.max_question_chars = max_question_chars
         self.embedder = embedder
         self.params = params or load_params()
         self.retriever = Retriever(store, self.params.retrieval)
@@ -93,22 +95,36 @@ class QAEngine:
         auto_build: bool = True,
         progress: bool | None = None,
         params: QAParams | None = None,
+        encoder_cache: Path | None = None,
+        max_question_chars: int = MAX_QUESTION_CHARS,
     ) -> "QAEngine":
-        """``embedder`` given: it encodes queries too. Otherwise builds use sentence-transformers
-        (loaded only if a build runs) and queries the ONNX encoder, or a noted fallback."""
-        sources_dir = sources_dir or SOURCES_DIR
-        if auto_build:
-            ensure_index(
-                index_dir,
-                sources_dir,
-                embedder or Embedder(),
-                progress=progress,
-                announce=lambda line: print(line, file=sys.stderr),
-            )
-        store = load_store(index_dir)
-        encoder: QueryEncoder = embedder or open_query_encoder(store)
+        """The engine over ``index_dir``, the index built, updated or healed first (:mod:`indexer.lifecycle`).
+
+        ``sources_dir`` overrides the notes the index follows (else the ones it was built from,
+        else the shipped notes). ``embedder`` given: it encodes queries too. Otherwise builds use
+        sentence-transformers (loaded only if a build runs) and queries the ONNX encoder, or a
+        noted fallback. ``encoder_cache`` is where a build exports the ONNX encoder;
+        ``max_question_chars`` is where a question is cut (``HWBOT_MAX_QUESTION_CHARS``).
+        """
+        opened = open_index(
+            index_dir, sources_dir, default_sources=SOURCES_DIR, embedder=embedder, auto_build=auto_build, progress=progress,
+            encoder_cache=encoder_cache,
+        )
+        store = opened.store
+        encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
-        return cls(store, encoder, params)
+        return cls(store, encoder, params, max_question_chars=max_question_chars)
+
+    def clean(self, question: str) -> tuple[str, list[str]]:
+        """The question after hygiene, and notices for the user (:func:`knowledge.qa.hygiene.clean_question`)."""
+        return clean_question(question, self.max_question_chars)
+
+    def encode_ahead(self, questions: Sequence[str]) -> None:
+        """Encode these (already clean) questions now, in batches; asking them later reuses the vectors.
+
+        For harnesses that ask the same questions many times (``hwbot eval``, calibration).
+        """
+        self.embedder = PrecomputedQueries(self.embedder, list(questions))
 
     @property
     def sources(self) -> list[SourceEntry]:
@@ -134,33 +150,110 @@ class QAEngine:
         """What an already-clean question asks for."""
         return self.intents.classify(question, self.encode_query(question) if qvec is None else qvec)
 
-    def declines(self, evidence: Evidence, mode: Mode = "hybrid") -> bool:
-        return should_decline(evidence, self.params.abstain, mode)
-
-    def curated_match(
-        self, qvec: np.ndarray, mode: Mode = "hybrid", intent: Intent | None = None, question: str | None = None
+    def curated_candidate(
+        self, qvec: np.ndarray, intent: Intent | None, question: str | None, mode: Mode = "hybrid"
     ) -> CuratedMatch | None:
-        """The curated FAQ entry that answers this question, if one clearly does.
+        """The curated FAQ entry that could answer this question, before the two thresholds
+        (:meth:`~knowledge.qa.curated.CuratedMatch.clears`) that calibration tunes.
 
         Only the hybrid path (what users get) consults the FAQ: the dense and BM25 modes
         exist to compare retrieval signals in the eval and stay pure. Figure, code and
         out-of-scope questions never get a curated answer (no entry holds a figure or
         code), nor do situational ones: a team's own situation needs a verdict weighing
-        both sides, which no single FAQ entry gives.
+        both sides, which no single FAQ entry gives. A choice is answered with a verdict
+        first, so an entry that does not open with one does not answer it.
         """
         if mode != "hybrid" or (intent is not None and intent.name in _NOT_CURATED):
             return None
-        return self.curated.match(qvec, self.params.curated, question)
+        match = self.curated.candidate(qvec, self.params.curated, question)
+        choice = intent is not None and intent.name in CHOICE_INTENTS
+        if match is not None and choice and not is_verdict(match.entry.sentences[0][0]):
+            return None
+        return match
 
-    def ask(self, question: str, *, mode: Mode = "hybrid", query_vector: np.ndarray | None = None) -> Answer:
+    def curated_match(
+        self, qvec: np.ndarray, mode: Mode = "hybrid", intent: Intent | None = None, question: str | None = None
+    ) -> CuratedMatch | None:
+        """The curated FAQ entry that answers this question, if one clearly does (what :meth:`ask` uses).
+
+        Without ``intent`` or ``question`` the checks that need them are skipped."""
+        match = self.curated_candidate(qvec, intent, question, mode)
+        return match if match is not None and match.clears(self.params.curated) else None
+
+    @staticmethod
+    def lenient(intent: Intent, text: str) -> bool:
+        """In scope by what it asks, whatever the evidence: a choice between our two accelerators,
+        or a team describing its own situation in our domain (its similarity is diluted by details)."""
+        return intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
+            intent.name == "comparison" and side_of(text) is not None
+        )
+
+    def retrieval_depth(self, intent: Intent) -> int | None:
+        """How many chunks to retrieve: a definition is often one glossary sentence, so look a little deeper."""
+        return self.params.retrieval.top_chunks + 4 if intent.name == "definition" else None
+
+    def observe(
+        self,
+        question: str,
+        *,
+        mode: Mode = "hybrid",
+        query_vector: np.ndarray | None = None,
+        complete: bool = True,
+        on_step: Callable[[str], object] | None = None,
+    ) -> Observation:
+        """Every step of :meth:`ask` before its decisions, in ask's order (calibration reads these).
+
+        ``complete=False`` is ask's own path: it stops after the intent of an out-of-scope
+        question, and skips retrieval when a curated entry clears the thresholds.
+        ``on_step(name)`` is called as each step ends (the latency bench times them).
+        """
+        step = on_step or _no_step
+        text, notices = self.clean(question)
+        step("hygiene")
+        qvec = self.encode_query(text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+        step("encode")
+        intent = self.intents.classify(text, qvec)
+        step("intent")
+        obs = Observation(text, notices, qvec, intent, mode)
+        if intent.name == "out_of_scope" and not complete:
+            return obs
+        obs.curated = self.curated_candidate(qvec, intent, text, mode)
+        step("curated")
+        if obs.curated is not None and obs.curated.clears(self.params.curated) and not complete:
+            return obs
+        obs.hits, obs.evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
+        obs.lenient = self.lenient(intent, text)
+        step("retrieve")
+        return obs
+
+    def declines(self, obs: Observation, abstain: AbstainParams | None = None, curated: CuratedParams | None = None) -> bool:
+        """Whether :meth:`ask` declines what it observed, before composing (thresholds: the engine's by default)."""
+        if obs.intent.name == "out_of_scope":
+            return True
+        if obs.curated is not None and obs.curated.clears(curated or self.params.curated):
+            return False
+        if not obs.hits or obs.evidence is None:
+            return True
+        return should_decline(obs.evidence, abstain or self.params.abstain, obs.mode) and not obs.lenient
+
+    def ask(
+        self,
+        question: str,
+        *,
+        mode: Mode = "hybrid",
+        query_vector: np.ndarray | None = None,
+        on_step: Callable[[str], object] | None = None,
+    ) -> Answer:
         """Answer one question, ask by ask. Raises ``EmptyQuestionError`` for an empty one.
 
         ``query_vector`` is the cleaned question's embedding when a batch computed it
         already (normalized float32, shape (dim,)). A question of several asks is answered
         ask by ask, in order, each under its short label; the extra asks are encoded in one
-        call.
+        call. ``on_step`` as in :meth:`observe` (the latency bench times the steps).
         """
-        text, notices = clean_question(question)
+        step = on_step or _no_step
+        text, notices = self.clean(question)
+        step("hygiene")
         refusal = refuse_input(text)
         if refusal is not None:
             return declined_answer(text, notices, reason=refusal)
@@ -172,14 +265,20 @@ class QAEngine:
             if one.text != text:  # a pasted log around the question: only the question is searched
                 query_vector = None
             qvec = self.encode_query(one.text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-            return self._answer_ask(one.text, qvec, one, mode, notices)
+            step("encode")
+            return self._answer_ask(one.text, qvec, one, mode, notices, step)
         vectors = np.asarray(self.embedder.encode([a.query for a in asks]), dtype=np.float32)
-        parts = [self._answer_ask(a.query, v, a, mode, []) for a, v in zip(asks, vectors)]
+        step("encode")
+        parts = [self._answer_ask(a.query, v, a, mode, [], step) for a, v in zip(asks, vectors)]
         return join_asks(text, asks, parts, notices, mode)
 
-    def _answer_ask(self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str]) -> Answer:
-        """The answer to one ask: curated, composed from the notes, or declined."""
+    def _answer_ask(
+        self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str], step: Callable[[str], object] = _no_step
+    ) -> Answer:
+        """The answer to one ask: curated, composed from the notes, or declined (the steps of :meth:`observe`,
+        plus what only an ask knows: its answer type and the object it asks about)."""
         intent = self.intents.classify(text, qvec)
+        step("intent")
         kind = answer_type(one.text, intent.name)
         ask = replace(one, type=kind)
         if intent.name == "out_of_scope":
@@ -191,33 +290,28 @@ class QAEngine:
         if kind in _SITUATED:  # numbers there describe the situation ("30% utilization"), not what is asked
             objects = [o for o in objects if o.isalpha()]
         match = None if objects else self.curated_match(qvec, mode, intent, text)
-        if match is not None and intent.name in CHOICE_INTENTS and not is_verdict(match.entry.sentences[0][0]):
-            match = None  # a choice is answered with a verdict first; this entry does not open with one
+        step("curated")
         if match is not None and not answers_ask(kind, match.entry.sentences[0][0], ask.options):
             match = None  # the entry's first sentence must answer the ask, not only its topic
         if match is not None:
             curated = self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
             return curated.model_copy(update={"ask": kind})
-        # A definition is often one glossary sentence: look a little deeper for it.
-        depth = self.params.retrieval.top_chunks + 4 if intent.name == "definition" else None
-        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=depth)
-        # A choice between our two accelerators, or a team describing its own situation in
-        # our domain, is in scope by what it asks; its similarity is diluted by details.
-        lenient = intent.decided_by.startswith("cue") and (intent.name == "situational" and mentions_domain(text)) or (
-            intent.name == "comparison" and side_of(text) is not None
-        )
+        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
+        step("retrieve")
+        lenient = self.lenient(intent, text)
         # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
         # by its details the same way; in our domain and with the question's words found, it is answered.
         lenient = lenient or (
             kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25
         )
-        if not hits or (self.declines(evidence, mode) and not lenient):
+        if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
             can_lead=self.retriever.forms.can_lead,
         )
+        step("compose")
         nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         if not sentences:
             return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
@@ -253,7 +347,7 @@ class QAEngine:
             texts: list[str | None] = []
             for question in group:
                 try:
-                    texts.append(clean_question(question)[0])
+                    texts.append(self.clean(question)[0])
                 except EmptyQuestionError:
                     texts.append(None)
             wanted = [t for t in texts if t is not None]

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.recommendation import VERDICTS
 from knowledge.recommend.rules import Blocker, Far, RuleSet
 
 __all__ = ["Engine", "Signature", "Verdict", "engine_for", "entropy", "share"]
@@ -260,8 +261,8 @@ def share(p: float) -> float:
     return round(p + 1e-12, 4)
 
 
-_KINDS = ("gpu", "gpu_then_tpu", "tpu")
-_RANK = {k: i for i, k in enumerate(_KINDS)}
+_KINDS = VERDICTS
+_RANK: dict[str, int] = {k: i for i, k in enumerate(_KINDS)}
 
 
 def _medians(dist: Mapping[str, float]) -> tuple[int, int]:

@@ -21,13 +21,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.recommendation import VERDICTS
 
 if TYPE_CHECKING:
     from knowledge.recommend.rule_schema import RuleSet
 
 __all__ = ["check_model"]
 
-_VERDICTS = ("gpu", "gpu_then_tpu", "tpu")
 _FITS = ("low", "medium", "high")
 _READINESS = ("ready", "pending", "fixable", "far")
 
@@ -82,7 +82,7 @@ def _check_conditions(rules: "RuleSet") -> str | None:
 
 
 def _check_table(rules: "RuleSet") -> str | None:
-    rank = {v: i for i, v in enumerate(_VERDICTS)}
+    rank: dict[str, int] = {v: i for i, v in enumerate(VERDICTS)}
     for fit in _FITS:
         for readiness in _READINESS:
             if (fit, readiness) not in rules.table:

@@ -14,13 +14,14 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from common.errors import ProfileError
-from common.settings import HwbotSettings
 from common.textio import read_text_file
 from common.validation import one_line_errors
 
 __all__ = ["WorkloadProfile", "FIELD_VALUES", "UNKNOWN", "load_profile", "parse_profile"]
 
 UNKNOWN = "unknown"
+#: The default cap of a profile file (the CLI passes ``HWBOT_MAX_PROFILE_BYTES``).
+MAX_PROFILE_BYTES = 64_000
 
 Stage = Literal["exploration", "stabilizing", "production", "unknown"]
 ArchitectureChanges = Literal["often", "sometimes", "rarely", "unknown"]
@@ -95,11 +96,11 @@ def parse_profile(data: Any, *, origin: str = "profile") -> WorkloadProfile:
         raise ProfileError(f"{origin}: {one_line_errors(exc, allowed=FIELD_VALUES)}") from None
 
 
-def load_profile(path: str | Path) -> WorkloadProfile:
-    """Read a profile JSON file; every failure is a one-line :class:`ProfileError`."""
+def load_profile(path: str | Path, *, max_bytes: int = MAX_PROFILE_BYTES) -> WorkloadProfile:
+    """Read a profile JSON file of at most ``max_bytes``; every failure is a one-line :class:`ProfileError`."""
     p = Path(path)
     name = str(p)
-    text = read_text_file(p, expected="a JSON file", max_bytes=HwbotSettings().max_profile_bytes, error=ProfileError)
+    text = read_text_file(p, expected="a JSON file", max_bytes=max_bytes, error=ProfileError)
     if not text.strip():
         raise ProfileError(f"{name}: empty file, expected a JSON object")
     try:

@@ -8,13 +8,16 @@ first, then the extensions (``fit``, ``blockers``, ``todo``, ``next_questions``,
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-__all__ = ["Reason", "Flip", "BlockerItem", "Recommendation", "RecommendationKind", "FitLevel", "VERDICT_LABELS"]
+__all__ = ["Reason", "Flip", "BlockerItem", "Recommendation", "RecommendationKind", "VERDICTS", "FitLevel", "VERDICT_LABELS"]
 
-RecommendationKind = Literal["gpu", "tpu", "gpu_then_tpu"]
+#: The three verdicts, ordered from GPU to TPU (the engine ranks them in this order).
+RecommendationKind = Literal["gpu", "gpu_then_tpu", "tpu"]
+#: The one tuple of verdicts, in that order; every other module takes it from here.
+VERDICTS: tuple[RecommendationKind, ...] = get_args(RecommendationKind)
 FitLevel = Literal["low", "medium", "high"]
 
 #: The one human label of each verdict, used by every front end.

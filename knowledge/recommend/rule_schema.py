@@ -14,12 +14,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
-from knowledge.recommend.recommendation import RecommendationKind
+from knowledge.recommend.recommendation import VERDICTS, RecommendationKind
 
 __all__ = ["VERDICTS", "FIT_LEVELS", "READINESS", "_ID", "_GENERIC_TERMS", "_Cited", "_one_line", "_Entry", "Factor", "Blocker", "Far", "Caveat", "DefaultReason", "DecisionParams", "TableRow", "Prior", "_RuleFile", "RuleSet"]
 
 #: The verdicts in order from "stay on GPUs" to "TPU now"; monotonicity is measured on it.
-VERDICTS: tuple[str, ...] = ("gpu", "gpu_then_tpu", "tpu")
 FIT_LEVELS: tuple[str, ...] = ("low", "medium", "high")
 #: Readiness from best to worst.
 READINESS: tuple[str, ...] = ("ready", "pending", "fixable", "far")

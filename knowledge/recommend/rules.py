@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from common.errors import HwbotError, RuleError
+from common.validation import one_line_errors
 from indexer.chunking import Chunk
 from indexer.corpus import catalog
 from knowledge.paths import SOURCES_DIR
@@ -77,13 +78,6 @@ def chunk_catalog(sources_dir: Path = SOURCES_DIR) -> dict[str, Chunk]:
     return catalog(Path(sources_dir))
 
 
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
-    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-    return f"{loc}: {msg}" if loc else msg
-
-
 def _check_citations(entry: _Cited, catalog: dict[str, Chunk], where: str) -> None:
     terms = [t.lower() for t in entry.subject]
     for chunk_id in entry.citations:
@@ -111,7 +105,7 @@ def _entries(parsed: _RuleFile, name: str, catalog: dict[str, Chunk], origin: di
             try:
                 entry = model.model_validate(data)
             except ValidationError as exc:
-                raise RuleError(f"{where}: {_first_error(exc)}") from None
+                raise RuleError(f"{where}: {one_line_errors(exc)}") from None
             if entry.id in origin:
                 raise RuleError(f"{where}: duplicate id (also in {origin[entry.id]})")
             _check_citations(entry, catalog, where)
@@ -135,7 +129,7 @@ def _priors(raw: dict[str, dict[str, Any]], order: dict[str, tuple[str, ...]],
         try:
             entry = Prior.model_validate(raw[field])
         except ValidationError as exc:
-            raise RuleError(f"[priors.{field}]: {_first_error(exc)}") from None
+            raise RuleError(f"[priors.{field}]: {one_line_errors(exc)}") from None
         given = entry.weights
         if set(given) - set(values) or any(w <= 0 for w in given.values()):
             raise RuleError(f"[priors.{field}]: weights must be positive and name only {', '.join(values)}")
@@ -163,7 +157,7 @@ def _assemble(found: dict[str, list[Any]], singles: dict[str, tuple[str, Any]], 
         rows = [TableRow.model_validate(r) for r in singles["table"][1]]
         default = DefaultReason.model_validate(singles["default_reason"][1])
     except ValidationError as exc:
-        raise RuleError(f"decision model: {_first_error(exc)}") from None
+        raise RuleError(f"decision model: {one_line_errors(exc)}") from None
     _check_citations(default, catalog, where["default_reason"])
     order = {f: tuple(v) for f, v in singles["order"][1].items()}
     table = {(row.fit, r): v for row in rows for r, v in row.verdicts.items()}
@@ -201,7 +195,7 @@ def parse_rule_files(files: dict[str, str], catalog: dict[str, Chunk]) -> RuleSe
         try:
             parsed = _RuleFile.model_validate(raw)
         except ValidationError as exc:
-            raise RuleError(f"rules file {name}: {_first_error(exc)}") from None
+            raise RuleError(f"rules file {name}: {one_line_errors(exc)}") from None
         for kind, entries in _entries(parsed, name, catalog, origin).items():
             found[kind].extend(entries)
         for key in _SINGLETONS:

@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from common.errors import RuleError
+from common.validation import one_line_errors
 from knowledge.recommend.context import CompiledContext, ContextCues
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
@@ -149,7 +150,9 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
         re.compile(vocab.counts.units)
         for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
             re.compile(pattern)
-    except (OSError, tomllib.TOMLDecodeError, ValidationError, ValueError, re.error) as exc:
+    except ValidationError as exc:
+        raise RuleError(f"{path.name}: {one_line_errors(exc)}") from None
+    except (OSError, tomllib.TOMLDecodeError, ValueError, re.error) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise RuleError(f"{path.name}: {first}") from None
     return vocab

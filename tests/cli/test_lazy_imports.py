@@ -210,10 +210,11 @@ from bot.slack.runtime import EngineAnswers, SlackRuntime
 from common.slack_settings import SlackSettings
 from bot.state import SqliteStateStore
 settings = SlackSettings(SLACK_BOT_TOKEN="xoxb-0-0-startup", SLACK_SIGNING_SECRET="0" * 32, SLACK_APP_TOKEN="",
-                         HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/", HWBOT_FEEDBACK_DB=sys.argv[1])
-core = EngineAnswers.open()
+                         HWBOT_SLACK_API_URL="http://127.0.0.1:9/api/")
+from common.settings import HwbotSettings
+core = EngineAnswers.open(HwbotSettings())
 state = SqliteStateStore(Path(sys.argv[1]).with_name("state.sqlite3"))
-app = build_app(SlackRuntime(settings=settings, engine=core, state=state, feedback=FeedbackStore(settings.feedback_db)))
+app = build_app(SlackRuntime(settings=settings, engine=core, state=state, feedback=FeedbackStore(Path(sys.argv[1]))))
 print(type(app).__name__, core.ask("Why are GPUs the default accelerator?").answer.citations[0].label)
 """
 

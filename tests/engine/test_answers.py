@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from indexer.sentences import normalize_ws
+from common.sentences import normalize_ws
 from knowledge.evaluation.devset import load_dev_set
 from knowledge.evaluation.lint import lint_answer
 from knowledge.qa.compose import argues_for, is_verdict, side_of
@@ -155,3 +155,12 @@ def test_no_answer_repeats_a_fact_or_opens_with_a_dangling_reference(qa):
     for question in ("Where can we rent TPUs?", "Why would a TPU sit idle?", "What is Pallas?", "Is a stalled TPU still billed?"):
         answer = qa.ask(question)
         assert lint_answer(answer, qa.embedder, budget=qa.intent(answer.question).max_sentences) == [], question
+
+
+def test_the_engine_cuts_questions_at_its_max_question_chars(qa):
+    from knowledge.qa.service import QAEngine
+
+    engine = QAEngine(qa.store, qa.embedder, qa.params, max_question_chars=120)
+    answer = engine.ask("Why would a TPU sit idle? " + "Please explain in detail. " * 20)
+    assert len(answer.question) <= 120
+    assert any("only the first 120 were used" in n for n in answer.notices)

@@ -115,14 +115,13 @@ def engine_core(qa) -> EngineAnswers:  # type: ignore[no-untyped-def]
     return EngineAnswers(qa)
 
 
-def make_settings(fake: FakeSlackApi, db: Path, *, allowed: str = "") -> SlackSettings:
+def make_settings(fake: FakeSlackApi, *, allowed: str = "") -> SlackSettings:
     settings = SlackSettings(
         SLACK_BOT_TOKEN=BOT_TOKEN,
         SLACK_SIGNING_SECRET=SIGNING_SECRET,
         SLACK_APP_TOKEN="",
         HWBOT_SLACK_API_URL=fake.api_url,
         HWBOT_ALLOWED_CHANNELS=allowed,
-        HWBOT_FEEDBACK_DB=db,
     )
     settings.check(socket_mode=False)
     return settings
@@ -137,10 +136,10 @@ def start_bot(fake_slack: FakeSlackApi, engine_core: EngineAnswers, tmp_path: Pa
         escalation: str | None = None, background: bool = False,
     ) -> RunningBot:
         n = len(started)
-        settings = make_settings(fake_slack, tmp_path / f"feedback{n}.sqlite3", allowed=allowed)
+        settings = make_settings(fake_slack, allowed=allowed)
         runtime = SlackRuntime(
             settings=settings, engine=core or engine_core, state=state or SqliteStateStore(tmp_path / f"state{n}.sqlite3"),
-            feedback=FeedbackStore(settings.feedback_db), escalation_channel=escalation,
+            feedback=FeedbackStore(tmp_path / f"feedback{n}.sqlite3"), escalation_channel=escalation,
         )
         executor = TrackingExecutor(LISTENER_THREADS)
         worker = build_worker(runtime, executor=executor)

@@ -50,7 +50,7 @@ def test_a_helpful_click_is_stored_and_the_message_thanks_the_user(bot: RunningB
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", vote.created_at)
 
     # On disk, in SQLite, and the raw user id appears nowhere in the file.
-    db = bot.runtime.settings.feedback_db
+    db = bot.runtime.feedback.state.path
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT value FROM kv WHERE ns = 'vote'").fetchall()
     assert len(rows) == 1 and json.loads(rows[0][0])["helpful"] is True
@@ -130,7 +130,7 @@ def test_not_helpful_opens_the_reason_modal_and_the_reason_is_stored_and_reporte
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "HWBOT_REDIS_URL"}
-    env["HWBOT_FEEDBACK_DB"] = str(bot.runtime.settings.feedback_db)
+    env["HWBOT_FEEDBACK_DB"] = str(bot.runtime.feedback.state.path)
     out = subprocess.run([HWBOT, "feedback", "--json"], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from common.errors import ConfigError
-from common.slack_settings import SLACK_API_URL, load_settings
+from common.settings import load_settings as load_all_settings
+from common.slack_settings import SLACK_API_URL, SlackSettings
 from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET
 
 VARS = (
@@ -16,6 +17,12 @@ VARS = (
     "HWBOT_ALLOWED_CHANNELS",
     "HWBOT_FEEDBACK_DB",
 )
+
+
+def load_settings(*, http: bool) -> tuple[SlackSettings, bool]:
+    """The Slack section as the CLI builds it, checked for the mode ``--http`` selects."""
+    settings = load_all_settings().slack
+    return settings, settings.check_mode(http=http)
 
 
 @pytest.fixture

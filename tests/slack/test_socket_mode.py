@@ -50,11 +50,10 @@ def socket_bot(fake_slack: FakeSlackApi, engine_core: EngineAnswers, tmp_path: P
         SLACK_SIGNING_SECRET="",
         HWBOT_SLACK_API_URL=fake_slack.api_url,
         HWBOT_ALLOWED_CHANNELS="",
-        HWBOT_FEEDBACK_DB=tmp_path / "feedback.sqlite3",
     )
     settings.check(socket_mode=True)
     runtime = SlackRuntime(settings=settings, engine=engine_core, state=SqliteStateStore(tmp_path / "state.sqlite3"),
-                           feedback=FeedbackStore(settings.feedback_db))
+                           feedback=FeedbackStore(tmp_path / "feedback.sqlite3"))
     executor = TrackingExecutor()
     app = build_app(runtime, socket_mode=True, executor=executor)
     handler = start_socket_mode(app, settings)

@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from common.errors import SourceError
+from common.sentences import normalize_ws, split_sentences
 from indexer.build import catalog, load_corpus
 from indexer.chunking import ChunkParams, chunk_source
-from indexer.sentences import normalize_ws, split_sentences
 from indexer.sources import read_source
 
 LABEL = re.compile(r"^\[(file_gpu\d{3}):c(\d{4})\] (\S+\.md) p(\d+)-(\d+)$")

@@ -22,3 +22,13 @@ def test_huge_questions_are_truncated_with_a_notice():
     text, notices = clean_question("x" * (MAX_QUESTION_CHARS * 5))
     assert len(text) == MAX_QUESTION_CHARS
     assert notices and str(MAX_QUESTION_CHARS) in notices[0]
+
+
+def test_the_cut_is_the_configured_max_question_chars(monkeypatch: pytest.MonkeyPatch) -> None:
+    from common.settings import HwbotSettings
+
+    monkeypatch.setenv("HWBOT_MAX_QUESTION_CHARS", "150")
+    limit = HwbotSettings().max_question_chars
+    assert limit == 150
+    text, notices = clean_question("why " * 100, limit)
+    assert len(text) <= 150 and "only the first 150 were used" in notices[0]

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError, SourceError
-from indexer.build import build_index, recorded_sources_dir, staleness
+from indexer.build import build_index
+from indexer.freshness import recorded_sources_dir, staleness
 from indexer.ondisk import current_generation, load_store
 
 

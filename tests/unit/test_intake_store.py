@@ -26,9 +26,12 @@ Q = load_questionnaire()
 # Runs a terminal-style session in a fresh interpreter: answers come from argv, then EOF.
 SESSION_SCRIPT = """
 import json, sys
+from bot.intake.persistence import IntakeStore
 from bot.intake.session import intake_session
+from common.settings import load_settings
 lines = iter(sys.argv[1:])
-result = intake_session(lambda prompt: next(lines, None), lambda text: None, key="term-1", resume=True)
+store = IntakeStore.open(load_settings())
+result = intake_session(lambda prompt: next(lines, None), lambda text: None, key="term-1", store=store, resume=True)
 print(json.dumps({"outcome": result.outcome, "answered": result.answered,
                   "rec": result.recommendation.recommendation if result.recommendation else None}))
 """
@@ -182,7 +185,7 @@ def test_default_state_dir_respects_env(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert HwbotSettings().state_dir == tmp_path / "home" / ".local" / "state" / "hwbot"
     monkeypatch.setenv("HWBOT_STATE_DIR", str(tmp_path / "made"))
-    store = IntakeStore()
+    store = IntakeStore.open(HwbotSettings())
     assert store.path == tmp_path / "made" / DB_NAME and store.path.exists()
 
 

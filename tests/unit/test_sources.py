@@ -79,7 +79,7 @@ def test_plain_text_pages_split_on_form_feed_and_derive_id(tmp_path):
         ("latin1.md", "---\nid: a\n---\nCaf\xe9".encode("latin-1"), "not UTF-8"),
         ("nul.md", b"---\nid: a\n---\nx\x00y", "binary"),
         ("badyaml.md", "---\nid: [unclosed\n---\nText.", "not valid YAML"),
-        ("badid.md", "---\nid: has space\n---\nText.", "'id'"),
+        ("badid.md", "---\nid: has space\n---\nText.", "front matter: id: must be"),
         ("onlyfm.md", "---\nid: a\n---\n# Heading only\n", "no text"),
     ],
 )

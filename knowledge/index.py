@@ -1,0 +1,58 @@
+"""The notes' index as the front ends see it: update it, and start loading its query encoder early.
+
+``bot`` never imports ``indexer``: it asks here (and ``knowledge.qa.service.QAEngine.open``
+for an engine), and this module hands the work to :mod:`indexer.lifecycle`, the one owner
+of freshness, builds, healing and the recorded sources, with the shipped notes as the
+default. It imports nothing heavy at module level, so calling :func:`prefetch_encoder`
+first lets the ONNX session load while the rest of a command imports.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from indexer.query_encoder import EncoderUnavailable
+from knowledge.paths import SOURCES_DIR
+
+if TYPE_CHECKING:  # pragma: no cover
+    from indexer.build import BuildReport
+    from indexer.query_encoder import QueryEncoder
+
+__all__ = ["update_index", "prefetch_encoder", "clause_encoder", "EncoderUnavailable"]
+
+
+def update_index(
+    index_dir: Path,
+    sources: Path | None = None,
+    *,
+    rebuild: bool = False,
+    only_if_stale: bool = False,
+    progress: bool | None = None,
+    encoder_cache: Path | None = None,
+) -> "BuildReport | None":
+    """Build or update the index from ``sources`` (else the recorded notes, else the shipped ones).
+
+    None when ``only_if_stale`` and the index is already fresh.
+    """
+    from indexer.lifecycle import update_index as _update
+
+    return _update(
+        index_dir, sources, default_sources=SOURCES_DIR, rebuild=rebuild, only_if_stale=only_if_stale, progress=progress,
+        encoder_cache=encoder_cache,
+    )
+
+
+def prefetch_encoder(index_dir: Path) -> None:
+    """Start loading the index's ONNX query encoder in the background (cold-start overlap)."""
+    from indexer.query_encoder import prefetch_query_encoder
+
+    prefetch_query_encoder(index_dir)
+
+
+def clause_encoder(index_dir: Path) -> "QueryEncoder":
+    """The index's own ONNX query encoder, read from its manifest alone (no FAISS, no BM25):
+    what the learned extractor embeds clauses with. Raises :class:`EncoderUnavailable`."""
+    from indexer.query_encoder import encoder_for_index_dir
+
+    return encoder_for_index_dir(index_dir)
