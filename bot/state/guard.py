@@ -66,6 +66,11 @@ class GuardedStore:
         self._reason = ""
         self._next_try = 0.0
 
+    @property
+    def path(self) -> Any:
+        """The wrapped store's file (SQLite), or None (Redis): where the state lives, for messages and tests."""
+        return getattr(self.backend, "path", None)
+
     def __repr__(self) -> str:
         return f"GuardedStore({self.backend!r})"
 
