@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup repl test lint index bench bench-smoke eval clean
+.PHONY: setup repl test test-fast lint index bench bench-smoke eval clean
 
 setup: $(STAMP)
 
@@ -29,6 +29,10 @@ repl: $(STAMP)
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
+
+# Everything not marked slow (no processes, servers, wheels or whole-dev-set walks).
+test-fast: $(STAMP) lint
+	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
