@@ -48,6 +48,8 @@ MAX_PLAIN = 3
 #: Asks about a team's own situation: diagnoses, does-it-matter, is-that-realistic, what to watch.
 #: Where a preamble ends and the asking clause begins: a dash, a colon or a semicolon.
 _ASKING_CLAUSE = re.compile(r"\s[\u2014\u2013-]\s|\u2014|[:;]\s")
+#: An asking clause shorter than this leans on what came before it.
+_MIN_ASKING_CLAUSE_WORDS = 7
 #: A choice names what is chosen between: the accelerators themselves.
 _ACCELERATOR = re.compile(r"\b(gpus?|tpus?|accelerators?|hardware|chips?)\b", re.I)
 _SITUATED = frozenset({"diagnose", "how_to_fix", "does_matter", "realistic", "watch"})
@@ -189,9 +191,10 @@ class QAEngine:
 
     def _asks_elsewhere(self, focus: str, text: str) -> bool:
         """A question about something else after a preamble in our domain ("quick break from the
-        GPU debates: ...") is out of scope by what it asks, not by what it mentions."""
+        GPU debates: ...") is out of scope by what it asks, not by what it mentions. A short clause
+        ("... — which way should we lean?") leans on its context and is not judged alone."""
         asked = _ASKING_CLAUSE.split(focus)[-1].strip()
-        if asked == text or len(asked.split()) < 4 or mentions_domain(asked):
+        if asked == text or len(asked.split()) < _MIN_ASKING_CLAUSE_WORDS or mentions_domain(asked):
             return False
         return self.intents.classify(asked, self.encode_query(asked)).name == "out_of_scope"
 

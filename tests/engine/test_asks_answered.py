@@ -106,3 +106,9 @@ def test_a_how_to_fix_lead_says_what_to_do(qa):
     assert not answer.declined
     assert answers_ask("how_to_fix", answer.sentences[0].text), answer.answer
     assert re.search(r"pad|bucket|drop", answer.sentences[0].text), answer.answer
+
+
+def test_a_short_asking_clause_after_a_rich_situation_is_not_judged_off_topic(qa):
+    answer = qa.ask("We train one frozen JAX model for weeks at a time, all on Google Cloud, and cost is what counts. "
+                    "We keep arguing about TPU pods against big GPU clusters — where should we land?")
+    assert not answer.declined, answer.answer
