@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["Ask", "AskData", "ask_data", "split_asks", "answer_type", "ASK_TYPES", "looks_like_log"]
+__all__ = ["Ask", "AskData", "ask_data", "split_asks", "answer_type", "focus_of", "ASK_TYPES", "looks_like_log"]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
 
@@ -117,19 +117,36 @@ class Ask:
         return self.search or self.text
 
 
+def focus_of(text: str) -> str:
+    """The sentence that asks: the last one ending in "?" and any statements after it, else the text.
+
+    A team's situation told before its question ("we run on Google Cloud; ... does lock-in
+    still matter?") is context: the ask's type and the objects it asks about come from the
+    asking sentence, not from what the context mentions in passing.
+    """
+    sentences = _sentences(text)
+    asked = [i for i, s in enumerate(sentences) if s.rstrip().endswith("?")]
+    if not asked or len(sentences) == 1:
+        return text
+    return " ".join(sentences[asked[-1] :])
+
+
 def answer_type(text: str, intent: str) -> str:
-    """The ask's answer type: a cue of ``[types]`` (in ``ASK_TYPES`` order), else the intent's."""
+    """The ask's answer type: a cue of ``[types]`` (in ``ASK_TYPES`` order) on the asking sentence,
+    then on the whole text, else the intent's."""
     if intent in ("figure", "code", "out_of_scope"):
         return INTENT_TYPES[intent]
-    options = options_of(text)
+    focus = focus_of(text)
+    options = options_of(focus)
     if options and {o.rstrip("s") for o in options} <= {"gpu", "tpu"}:
         # "TPU or GPU?" is a choice for the team when it speaks of the team, else an open comparison
         return "choice" if _TEAM.search(text) else "compare"
-    for name, patterns in _type_cues():
-        if name == "yes_no" and options:
-            return "which_one"  # "is it the compiler or the input pipeline?" names its options
-        if any(p.search(text) for p in patterns):
-            return name
+    for where in dict.fromkeys((focus, text)):
+        for name, patterns in _type_cues():
+            if name == "yes_no" and options:
+                return "which_one"  # "is it the compiler or the input pipeline?" names its options
+            if any(p.search(where) for p in patterns):
+                return name
     if intent == "comparison" and not (_GPU.search(text) and _TPU.search(text)) and not _OPEN.search(text):
         return "yes_no"  # "we use spot TPUs without checkpointing" is a check, not an open comparison
     return INTENT_TYPES.get(intent, "how")

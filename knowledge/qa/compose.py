@@ -341,7 +341,10 @@ def _plain(
 
         def answers(s: str) -> bool:
             verdict = kind != "choice" or is_verdict(s)
-            fits = s in asked and not is_hedge(s) or answers_ask(kind, s, options)
+            # how to fix: a sentence whose forms match the question still leads only when it says
+            # what to do (a close restatement of the trouble is not its fix)
+            fits = answers_ask(kind, s, options) if kind == "how_to_fix" else (
+                s in asked and not is_hedge(s) or answers_ask(kind, s, options))
             return verdict and dangling_opener(s) is None and can_lead(s) and fits
 
         # a how-to-fix ask has no answer when no relevant sentence says what to do
@@ -374,14 +377,17 @@ def _plain(
 def compose(
     question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None,
     *, ask: Ask | None = None, form_scores: dict[str, float] | None = None, can_lead: Callable[[str], bool] = lambda s: True,
+    used: frozenset[str] = frozenset(),
 ) -> tuple[list[AnswerSentence], list[Citation]]:
     """Choose and order the answer sentences for ``ask`` and ``intent``; ([], []) when there is nothing to say.
 
     Without an intent the answer is shaped like an explanation (the why/how budget).
     Without an ask (the eval's single-signal modes) the intent alone shapes it.
+    ``used`` holds the sentences an earlier part of the same question already quoted: no
+    sentence is said twice across parts.
     """
     intent = intent or _DEFAULT_INTENT
-    cands = _candidates(question, qvec, hits, store, params, form_scores)
+    cands = [c for c in _candidates(question, qvec, hits, store, params, form_scores) if c.text not in used]
     if not cands or intent.max_sentences <= 0:
         return [], []
     chosen: list[tuple[Candidate, str]] = []

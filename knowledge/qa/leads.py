@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from knowledge.qa.asks import ask_data
 
-__all__ = ["answers_ask", "is_hedge", "key_objects", "names_object", "foreign_language"]
+__all__ = ["answers_ask", "is_hedge", "key_objects", "names_object", "excuses_object", "foreign_language"]
 
 
 @lru_cache(maxsize=1)
@@ -84,6 +84,19 @@ def names_object(obj: str, sentences: list[str]) -> bool:
     """Whether one of the sentences names ``obj`` (a whole word, case-insensitive)."""
     pattern = re.compile(r"(?<![\w.])" + re.escape(obj) + r"(?![\w])", re.I)
     return any(pattern.search(s) for s in sentences)
+
+
+_EXCLUSIVE = re.compile(r"\bonly (?:on|for|with|in|through|from|by) (?:the )?([\w./+-]+)", re.I)
+
+
+def excuses_object(ask_type: str, lead: str, question: str) -> bool:
+    """Whether a yes/no lead answers about an object without naming it: "CUDA code runs only on
+    NVIDIA GPUs" answers "does CUDA run on AMD cards, or only NVIDIA?" (no), because the question
+    itself names the one thing the lead allows."""
+    if ask_type not in ("yes_no", "which_one"):
+        return False
+    asked = {_stem(w) for w in re.findall(r"[\w./+-]+", question)}
+    return any(_stem(m[1]) in asked for m in _EXCLUSIVE.finditer(lead))
 
 
 def foreign_language(text: str) -> bool:

@@ -17,6 +17,7 @@ asks (:mod:`knowledge.qa.asks`) is answered ask by ask, each step below defined 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,13 +31,13 @@ from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_e
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
 from knowledge.qa.answers import Answer
-from knowledge.qa.asks import Ask, answer_type, split_asks
+from knowledge.qa.asks import Ask, answer_type, focus_of, split_asks
 from knowledge.qa.compose import compose, is_verdict, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.joining import join_asks, join_sentences
-from knowledge.qa.leads import answers_ask, key_objects, names_object
+from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 
@@ -45,6 +46,12 @@ __all__ = ["QAEngine", "Observation"]
 #: An answer that is not an open comparison: its lead and at most two supporting sentences.
 MAX_PLAIN = 3
 #: Asks about a team's own situation: diagnoses, does-it-matter, is-that-realistic, what to watch.
+#: Where a preamble ends and the asking clause begins: a dash, a colon or a semicolon.
+_ASKING_CLAUSE = re.compile(r"\s[\u2014\u2013-]\s|\u2014|[:;]\s")
+#: An asking clause shorter than this leans on what came before it.
+_MIN_ASKING_CLAUSE_WORDS = 7
+#: A choice names what is chosen between: the accelerators themselves.
+_ACCELERATOR = re.compile(r"\b(gpus?|tpus?|accelerators?|hardware|chips?)\b", re.I)
 _SITUATED = frozenset({"diagnose", "how_to_fix", "does_matter", "realistic", "watch"})
 #: Intents a curated FAQ entry never answers (see ``QAEngine.curated_candidate``).
 _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
@@ -266,19 +273,42 @@ class QAEngine:
                 query_vector = None
             qvec = self.encode_query(one.text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
             step("encode")
-            return self._answer_ask(one.text, qvec, one, mode, notices, step)
+            return self._answer_ask(one.text, qvec, one, mode, notices, step=step)
         vectors = np.asarray(self.embedder.encode([a.query for a in asks]), dtype=np.float32)
         step("encode")
-        parts = [self._answer_ask(a.query, v, a, mode, [], step) for a, v in zip(asks, vectors)]
+        parts: list[Answer] = []
+        used: set[str] = set()
+        for a, v in zip(asks, vectors):
+            part = self._answer_ask(a.query, v, a, mode, [], used=frozenset(used), step=step)
+            used.update(s.text for s in part.sentences)
+            parts.append(part)
         return join_asks(text, asks, parts, notices, mode)
 
+    def _asks_elsewhere(self, focus: str, text: str) -> bool:
+        """A question about something else after a preamble in our domain ("quick break from the
+        GPU debates: ...") is out of scope by what it asks, not by what it mentions. A short clause
+        ("... — which way should we lean?") leans on its context and is not judged alone."""
+        asked = _ASKING_CLAUSE.split(focus)[-1].strip()
+        if asked == text or len(asked.split()) < _MIN_ASKING_CLAUSE_WORDS or mentions_domain(asked):
+            return False
+        return self.intents.classify(asked, self.encode_query(asked)).name == "out_of_scope"
+
     def _answer_ask(
-        self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str], step: Callable[[str], object] = _no_step
+        self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str], used: frozenset[str] = frozenset(),
+        step: Callable[[str], object] = _no_step,
     ) -> Answer:
-        """The answer to one ask: curated, composed from the notes, or declined (the steps of :meth:`observe`,
-        plus what only an ask knows: its answer type and the object it asks about)."""
+        """The answer to one ask: curated, composed from the notes, or declined (``used``: sentences
+        an earlier part already quoted, never quoted again). The steps are :meth:`observe`'s, plus what
+        only an ask knows: its answer type and the object it asks about."""
         intent = self.intents.classify(text, qvec)
         step("intent")
+        focus = focus_of(one.text)
+        if focus != one.text and intent.name in ("figure", "code"):
+            # a number in the situation ("slower than on a V100") is not a request for a figure:
+            # only the asking sentence's own words make the ask a figure or code request
+            intent = self.intents.classify(focus, qvec)
+        if intent.name != "out_of_scope" and self._asks_elsewhere(focus, one.text):
+            return declined_answer(text, notices, reason="out_of_scope", intent="out_of_scope")
         kind = answer_type(one.text, intent.name)
         ask = replace(one, type=kind)
         if intent.name == "out_of_scope":
@@ -286,13 +316,17 @@ class QAEngine:
         if kind != "compare" and intent.max_sentences > MAX_PLAIN:
             intent = replace(intent, max_sentences=MAX_PLAIN)  # the lead and at most two supporting sentences
         # the object a how / what / yes-no ask is about; a team's choice may mention anything in passing
-        objects = [] if kind in ("choice", "compare") or intent.name == "situational" else key_objects(one.text)
+        # (the asking sentence's objects, not the ones its context mentions: "we ported to a v3-8 ...")
+        choosing = kind in ("choice", "compare") and _ACCELERATOR.search(focus) is not None
+        objects = [] if choosing else key_objects(focus)
         if kind in _SITUATED:  # numbers there describe the situation ("30% utilization"), not what is asked
             objects = [o for o in objects if o.isalpha()]
         match = None if objects else self.curated_match(qvec, mode, intent, text)
         step("curated")
         if match is not None and not answers_ask(kind, match.entry.sentences[0][0], ask.options):
             match = None  # the entry's first sentence must answer the ask, not only its topic
+        if match is not None and match.entry.sentences[0][0] in used:
+            match = None  # an earlier part already quoted this entry's answer
         if match is not None:
             curated = self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
             return curated.model_copy(update={"ask": kind})
@@ -309,13 +343,14 @@ class QAEngine:
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
-            can_lead=self.retriever.forms.can_lead,
+            can_lead=self.retriever.forms.can_lead, used=used,
         )
         step("compose")
         nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         if not sentences:
             return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
-        missing = [o for o in objects if not names_object(o, [s.text for s in sentences])]
+        missing = [o for o in objects if not names_object(o, [s.text for s in sentences])
+                   and not excuses_object(kind, sentences[0].text, text)]
         if missing:
             return declined_answer(text, notices, reason="off_object", intent=intent.name, nearest=nearest, subject=missing[0])
         if lacks_asked_kind(intent, sentences):

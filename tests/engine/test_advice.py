@@ -108,3 +108,31 @@ def test_a_message_not_in_english_is_not_guessed_at(qa) -> None:  # type: ignore
     assert advice.profile is None and advice.recommendation is None
     assert advice.answer.declined and advice.answer.decline_reason == "not_english"
     assert "English" in advice.answer.answer and "intake" in advice.answer.answer
+
+
+def test_a_factual_yes_no_question_from_a_team_is_answered_from_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
+    # a team states its setup and asks a fact, not a choice: the notes' sentence answers, not the engine
+    cases = {
+        "Our whole stack is TensorFlow on Google Cloud. Is porting the model to JAX required before it can run on a TPU?":
+            r"TensorFlow",
+        "morning all! quick one - we already write everything in JAX; could we do our early experiments on TPUs?":
+            r"prototype|JAX",
+        "We already live entirely on Google Cloud. Does being tied to one provider still matter for us?":
+            r"locked in|Google Cloud",
+    }
+    for question, lead in cases.items():
+        advice = advise(qa, question)
+        assert not advice.answer.declined, question
+        assert not advice.answer.answer.startswith("Recommendation:"), (question, advice.answer.answer)
+        assert advice.answer.mode != "recommendation", (question, advice.answer.answer)
+        assert re.search(lead, advice.answer.sentences[0].text), (question, advice.answer.answer)
+
+
+def test_a_near_domain_how_to_about_something_the_notes_lack_declines_instead_of_a_verdict(qa) -> None:  # type: ignore[no-untyped-def]
+    for question in (
+        "We're running GPUs in our own racks. Which NCCL environment variables pin all-reduce to the InfiniBand links?",
+        "Our run takes 9 days on 32 A100s and we are thinking of a TPU pod. By what percentage would it get faster?",
+        "Between TPU benchmarks today I got curious — what's a good way to keep basil alive indoors?",
+    ):
+        advice = advise(qa, question)
+        assert advice.answer.declined and advice.recommendation is None, (question, advice.answer.answer)

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from knowledge.evaluation.lint import lint_answer
-from knowledge.qa.leads import is_hedge
+from knowledge.qa.leads import answers_ask, is_hedge
 
 
 def test_the_index_carries_the_question_forms(qa):
@@ -77,3 +77,38 @@ def test_long_and_crowded_questions_are_bounded_and_nothing_is_lost_from_a_batch
     assert len(answers[1].parts) <= 4 and any("only the first" in n for n in answers[1].notices)
     assert not answers[2].declined and "recompil" in answers[2].answer.lower()
     assert "Tensor Processing Unit" in answers[4].answer
+
+
+def test_no_sentence_is_quoted_twice_across_the_parts_of_one_question(qa):
+    answer = qa.ask("(1) is an idle TPU still billed? (2) is an idle GPU billed too?")
+    assert not answer.declined and answer.ask == "multi" and len(answer.parts) == 2
+    texts = [s.text for part in answer.parts for s in part.sentences]
+    assert texts and len(texts) == len(set(texts)), answer.answer
+    assert all(not part.declined for part in answer.parts), answer.answer
+
+
+def test_chips_named_in_the_situation_are_context_not_the_object_asked_about(qa):
+    # "V100" and "v3-8" describe where the job ran; the ask is why host-side ops hurt
+    answer = qa.ask("We moved our PyTorch job from a V100 to a v3-8 via PyTorch/XLA and a handful of ops "
+                    "now run on the host CPU. Why does that hurt?")
+    assert not answer.declined, answer.answer
+    assert "CPU" in answer.answer
+
+
+def test_a_number_in_the_situation_does_not_make_a_figure_request(qa):
+    answer = qa.ask("Our job on a v4 chip is 30% slower than on an A100 and a few ops show up on the CPU "
+                    "in the profile. What could be causing it?")
+    assert not answer.declined, answer.answer
+
+
+def test_a_how_to_fix_lead_says_what_to_do(qa):
+    answer = qa.ask("Our TPU job recompiles on every batch because the last batch is smaller; how do we fix that?")
+    assert not answer.declined
+    assert answers_ask("how_to_fix", answer.sentences[0].text), answer.answer
+    assert re.search(r"pad|bucket|drop", answer.sentences[0].text), answer.answer
+
+
+def test_a_short_asking_clause_after_a_rich_situation_is_not_judged_off_topic(qa):
+    answer = qa.ask("We train one frozen JAX model for weeks at a time, all on Google Cloud, and cost is what counts. "
+                    "We keep arguing about TPU pods against big GPU clusters — where should we land?")
+    assert not answer.declined, answer.answer

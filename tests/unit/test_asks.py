@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge.qa.abstain import refuse_input
-from knowledge.qa.asks import answer_type, ask_data, split_asks
+from knowledge.qa.asks import answer_type, ask_data, focus_of, split_asks
 from knowledge.qa.leads import answers_ask, foreign_language, is_hedge, key_objects, names_object
 
 
@@ -92,3 +92,14 @@ def test_terse_english_is_not_taken_for_another_language(text):
 @pytest.mark.parametrize("text", ["!!! ??? ...", "🙂🙂🙂", "?"])
 def test_only_punctuation_or_emoji_is_no_question(text):
     assert refuse_input(text) == "no_question"
+
+
+def test_the_asking_sentence_decides_the_type_not_its_preamble():
+    # a stated situation before a yes/no or does-it-matter question is context
+    assert focus_of("We run on Google Cloud only. Does lock-in still matter for us?") == "Does lock-in still matter for us?"
+    assert answer_type("We run on Google Cloud only. Does lock-in still matter for us?", "situational") == "does_matter"
+    assert answer_type("hi team - our model is in TensorFlow; must we rewrite it for TPUs?", "situational") == "yes_no"
+    assert answer_type("Prefetch is on already. What else could we try to keep the chip busy?", "situational") == "how_to_fix"
+    # a real choice for the team still goes to the engine
+    assert answer_type("We are a PyTorch shop on AWS. Should we switch to TPUs?", "situational") == "choice"
+    assert answer_type("We have a JAX codebase on GCP. What should we expect from TPUs?", "situational") != "what_is"
