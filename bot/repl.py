@@ -42,6 +42,7 @@ class Repl:
         *,
         intake_key: str = "repl",
         resume_intake: bool = True,
+        extract: Callable | None = None,
     ) -> None:
         self.read_line = read_line
         self.intake_key = intake_key
@@ -49,6 +50,8 @@ class Repl:
         self.console = console
         self._engine_factory = engine_factory
         self._engine = None
+        #: the process's extraction step (the one ``recommend --text`` uses), opened lazily
+        self.extract = extract
         from bot.conversation import Understood
 
         #: what this conversation has established about the team (bot.conversation)
@@ -77,7 +80,7 @@ class Repl:
             from bot.conversation import converse
 
             # situational messages get the verdict and are remembered for /recommend; corrections update them
-            advice, self.understood = converse(self.engine.ask, text, self.understood)
+            advice, self.understood = converse(self.engine.ask, text, self.understood, self.extract)
             answer = advice.answer
         except EmptyQuestionError:
             self.say("Please type a question (or /help).")
@@ -152,6 +155,7 @@ def _piped_reader() -> Iterator[str]:
 
 def run_repl(settings: HwbotSettings | None = None) -> None:
     from bot.engines import get_engine
+    from bot.extractor import lazy_extractor
 
     settings = settings or HwbotSettings()
 
@@ -178,12 +182,13 @@ def run_repl(settings: HwbotSettings | None = None) -> None:
         console.print("hwbot: cited GPU vs TPU answers. Type /help for commands, /quit to exit.", markup=False)
         with console.status("Loading the model and the index…"):
             engine = get_engine(settings=settings)
-        repl = Repl(read_line, console, lambda: engine)
+        repl = Repl(read_line, console, lambda: engine, extract=lazy_extractor(settings))
     else:
         lines = _piped_reader()
 
         def read_line(prompt: str) -> str | None:
             return next(lines, None)
 
-        repl = Repl(read_line, console, lambda: get_engine(settings=settings), intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False)
+        repl = Repl(read_line, console, lambda: get_engine(settings=settings), intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False,
+                    extract=lazy_extractor(settings))
     repl.loop()

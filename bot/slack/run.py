@@ -48,7 +48,7 @@ def load_worker(settings: SlackSettings, hwbot: HwbotSettings, *, client: WebCli
     """Open the state, load the engine, build the app, and start the heartbeat and recovery."""
     state = open_state_store(hwbot)
     feedback = FeedbackStore(state if hwbot.redis_url else settings.feedback_db)
-    engine = EngineAnswers.open()
+    engine = EngineAnswers.open(settings=hwbot)
     runtime = SlackRuntime(settings=settings, engine=engine, state=state, feedback=feedback,
                            escalation_channel=hwbot.escalation_channel)
     return build_worker(runtime, client=client, socket_mode=socket_mode).start()
