@@ -17,6 +17,7 @@ engine's verdict for it with a pointer to ``/recommend``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from knowledge.qa.service import QAEngine
+    from knowledge.recommend.textual import Extraction
 
 __all__ = ["Advice", "advise", "advise_answer", "not_english", "MAX_REASONS", "MAX_AGAINST", "MAX_OPEN_QUESTIONS"]
 
@@ -111,16 +113,27 @@ def _verdict_line(answer: Answer, question: str, profile: WorkloadProfile, rec: 
     return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), profile, rec)
 
 
-def advise_answer(answer: Answer, question: str, reading: MessageReading | None = None) -> Advice:
+def needs_reading(answer: Answer) -> bool:
+    """Whether the team's situation matters to this answer (only then is the message read in full)."""
+    return not (answer.declined or answer.ask == "multi"
+                or answer.intent not in ("situational", "comparison", "yes_no", "why", "how"))
+
+
+def advise_answer(answer: Answer, question: str, reading: MessageReading | None = None,
+                  extract: Callable[[str], Extraction] | None = None) -> Advice:
     """Join one QA answer with the engine's verdict when the question describes the team's situation.
 
     Situational questions ("we are ..., should we ...?") go to the engine whenever the text
     states anything about the team. A choice question ("we train a 70B model in JAX on a
     pod; TPU or GPU?") goes there too when it speaks of the team and states at least two
     profile answers: the general notes would answer a question nobody asked.
+    ``extract`` is the process's extraction step (:func:`bot.extractor.lazy_extractor`); when
+    given, the question is re-read with it once the answer shows the situation matters.
     """
-    if answer.declined or answer.ask == "multi" or answer.intent not in ("situational", "comparison", "yes_no", "why", "how"):
+    if not needs_reading(answer):
         return Advice(answer)
+    if extract is not None:  # the learned extractor, opened only now that the team's words matter
+        reading = read_message(question, extract=extract)
     reading = reading if reading is not None else read_message(question)
     if not _describes_the_team(answer, question, len(reading.stated)):
         if len(reading.stated) >= MIN_FIELDS_FOR_A_VERDICT_LINE and _FIRST_PERSON.search(question):
@@ -167,9 +180,14 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     return Advice(joined, profile, rec, reading)
 
 
-def advise(engine: "QAEngine", question: str, *, query_vector: "np.ndarray | None" = None) -> Advice:
-    """Ask the engine, then join the verdict for situational questions; a message not in English is not guessed at."""
+def advise(engine: "QAEngine", question: str, *, query_vector: "np.ndarray | None" = None,
+           extract: Callable[[str], Extraction] | None = None) -> Advice:
+    """Ask the engine, then join the verdict for situational questions; a message not in English is not guessed at.
+
+    The language check reads with the rules only (cheap); ``extract`` (the learned extractor)
+    is used only when the answer needs the team's situation.
+    """
     reading = read_message(question)
     if reading.language == "other":
         return not_english(question)
-    return advise_answer(engine.ask(question, query_vector=query_vector), question, reading)
+    return advise_answer(engine.ask(question, query_vector=query_vector), question, reading, extract)

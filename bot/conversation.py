@@ -22,14 +22,14 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.advice import Advice, advise_answer, not_english
+from bot.advice import Advice, advise_answer, needs_reading, not_english
 from knowledge.qa.answers import Answer
 from knowledge.recommend import WorkloadProfile
 from knowledge.recommend.implication import Implied, implied
 from knowledge.recommend.message_checks import is_correction
 from knowledge.recommend.profile import FIELD_VALUES, parse_profile
 from knowledge.recommend.reading import MessageReading, read_message
-from knowledge.recommend.textual import FieldEvidence
+from knowledge.recommend.textual import Extraction, FieldEvidence
 
 __all__ = ["Understood", "converse", "from_what_you_said", "MEMORY_TTL", "MEMORY_NAMESPACE"]
 
@@ -116,21 +116,32 @@ def _correction(question: str, understood: Understood, changes: list[str], readi
     return Advice(advice.answer.model_copy(update={"answer": text}), advice.profile, advice.recommendation, reading)
 
 
-def converse(ask: Callable[[str], Answer], text: str, understood: Understood | None = None) -> tuple[Advice, Understood]:
+def converse(ask: Callable[[str], Answer], text: str, understood: Understood | None = None,
+             extract: Callable[[str], Extraction] | None = None) -> tuple[Advice, Understood]:
     """Answer one message in a conversation; returns the advice and the memory after it.
 
     ``ask`` is the notes' answer to a question (``QAEngine.ask``); it is not called for a
-    correction or a message not in English.
+    correction or a message not in English. ``extract`` is the process's extraction step
+    (the same as ``recommend --text``: :func:`bot.extractor.lazy_extractor`); the language
+    check reads with the rules only, and the message is read with ``extract`` only when it
+    may be a correction or its answer needs the team's situation.
     """
     understood = understood or Understood()
     reading = read_message(text)
     if reading.language == "other":
         return not_english(text), understood
-    if not understood.empty and reading.stated and is_correction(text):
-        merged, changes = understood.merge(reading)
-        return _correction(text, merged, changes, reading), merged
+    full = extract is None  # the rules' reading is the full one when no extractor is given
+    if not understood.empty and is_correction(text):
+        if not full:
+            reading, full = read_message(text, extract=extract), True
+        if reading.stated:
+            merged, changes = understood.merge(reading)
+            return _correction(text, merged, changes, reading), merged
+    answer = ask(text)
+    if not full and needs_reading(answer):
+        reading = read_message(text, extract=extract)
     merged, _ = understood.merge(reading)
-    advice = advise_answer(ask(text), text, merged.as_reading(reading))
+    advice = advise_answer(answer, text, merged.as_reading(reading))
     if advice.profile is None:  # not about the team: the memory stays as it was
         return advice, understood
     return advice, merged

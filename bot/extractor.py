@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from knowledge.recommend.reading import MessageReading
     from knowledge.recommend.textual import Extraction
 
-__all__ = ["READER_NOTICE", "clause_reader", "extractor_for", "prefetch_reader", "understand"]
+__all__ = ["READER_NOTICE", "clause_reader", "extractor_for", "lazy_extractor", "prefetch_reader", "understand"]
 
 #: The start of the one stderr line printed when the learned heads cannot be used.
 READER_NOTICE = "Note: reading your words with the rules only"
@@ -83,6 +83,23 @@ def extractor_for(settings: HwbotSettings, mode: "Mode" = "combined") -> "Callab
 
     reader = None if mode == "rules" else clause_reader(settings)
     return lambda text: extract_message(text, reader, mode)
+
+
+def lazy_extractor(settings: HwbotSettings, mode: "Mode" = "combined") -> "Callable[[str], Extraction]":
+    """:func:`extractor_for`, opened on the first message that needs it.
+
+    The REPL, Slack and ``hwbot ask`` read with the same extractor as ``recommend --text``,
+    but a question that never needs the team's situation ("what is a TPU?") must not pay for
+    loading the heads: the reader is opened only when the first situational message arrives.
+    """
+    opened: list[Callable[[str], Extraction]] = []
+
+    def extract(text: str) -> "Extraction":
+        if not opened:
+            opened.append(extractor_for(settings, mode))
+        return opened[0](text)
+
+    return extract
 
 
 def understand(text: str, settings: HwbotSettings, mode: "Mode" = "combined") -> "MessageReading":

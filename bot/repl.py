@@ -43,6 +43,7 @@ class Repl:
         settings: HwbotSettings,
         intake_key: str = "repl",
         resume_intake: bool = True,
+        extract: Callable | None = None,
     ) -> None:
         self.read_line = read_line
         self.settings = settings
@@ -51,6 +52,8 @@ class Repl:
         self.console = console
         self._engine_factory = engine_factory
         self._engine = None
+        #: the process's extraction step (the one ``recommend --text`` uses), opened lazily
+        self.extract = extract
         from bot.conversation import Understood
 
         #: what this conversation has established about the team (bot.conversation)
@@ -79,7 +82,7 @@ class Repl:
             from bot.conversation import converse
 
             # situational messages get the verdict and are remembered for /recommend; corrections update them
-            advice, self.understood = converse(self.engine.ask, text, self.understood)
+            advice, self.understood = converse(self.engine.ask, text, self.understood, self.extract)
             answer = advice.answer
         except EmptyQuestionError:
             self.say("Please type a question (or /help).")
@@ -156,6 +159,7 @@ def _piped_reader() -> Iterator[str]:
 
 def run_repl(settings: HwbotSettings) -> None:
     from bot.engines import get_engine
+    from bot.extractor import lazy_extractor
 
     console = Console(stderr=False)
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
@@ -180,7 +184,7 @@ def run_repl(settings: HwbotSettings) -> None:
         console.print("hwbot: cited GPU vs TPU answers. Type /help for commands, /quit to exit.", markup=False)
         with console.status("Loading the model and the index…"):
             engine = get_engine(settings)
-        repl = Repl(read_line, console, lambda: engine, settings=settings)
+        repl = Repl(read_line, console, lambda: engine, settings=settings, extract=lazy_extractor(settings))
     else:
         lines = _piped_reader()
 
@@ -189,6 +193,6 @@ def run_repl(settings: HwbotSettings) -> None:
 
         repl = Repl(
             read_line, console, lambda: get_engine(settings), settings=settings,
-            intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False,
+            intake_key=f"repl-pipe-{os.getpid()}", resume_intake=False, extract=lazy_extractor(settings),
         )
     repl.loop()

@@ -42,9 +42,11 @@ def run_ask(settings: HwbotSettings, question: str | None, *, as_json: bool, bat
         clean_question(question, settings.max_question_chars)  # an empty question fails here, before the model loads
         from bot.advice import advise
         from bot.engines import get_engine
+        from bot.extractor import lazy_extractor
         from bot.plaintext import render_answer_text
 
-        advice = advise(get_engine(settings), question)
+        # the same extractor as `recommend --text`, opened only if the question describes the team
+        advice = advise(get_engine(settings), question, extract=lazy_extractor(settings))
         if as_json:
             print(json.dumps(advice.to_contract(), ensure_ascii=False))
         else:
@@ -55,13 +57,15 @@ def run_ask(settings: HwbotSettings, question: str | None, *, as_json: bool, bat
     questions = read_batch(batch, settings.max_batch_bytes)
     from bot.advice import Advice, advise_answer
     from bot.engines import get_engine
+    from bot.extractor import lazy_extractor
     from knowledge.qa.abstain import declined_answer
 
     engine = get_engine(settings)
+    extract = lazy_extractor(settings)
     out = sys.stdout
     for result in engine.ask_many(questions):  # questions are encoded in batches, answers still stream
         # None: a line of only control characters, declined and kept in place
-        advice = advise_answer(result, result.question) if result is not None else Advice(declined_answer(""))
+        advice = advise_answer(result, result.question, extract=extract) if result is not None else Advice(declined_answer(""))
         obj = advice.to_contract()
         out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         out.flush()

@@ -53,7 +53,8 @@ def answer_to_message(
         advice = runtime.engine.ask(question)
     else:
         before = remembered(runtime, memory_key)
-        advice, after = converse(lambda text: runtime.engine.ask(text).answer, question, before)
+        advice, after = converse(lambda text: runtime.engine.ask(text).answer, question, before,
+                                 getattr(runtime.engine, "extract", None))
         if after != before:
             try:
                 runtime.state.put(MEMORY_NAMESPACE, memory_key, after.model_dump_json(), ttl=MEMORY_TTL)

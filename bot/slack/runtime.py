@@ -35,7 +35,9 @@ from knowledge.recommend.recommendation import Recommendation
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.advice import Advice
+    from common.settings import HwbotSettings
     from knowledge.qa.service import QAEngine
+    from knowledge.recommend.textual import Extraction
 
 __all__ = ["SlackEngine", "EngineAnswers", "SlackRuntime", "new_worker_id"]
 
@@ -59,17 +61,25 @@ class EngineAnswers:
         self,
         engine: "QAEngine",
         recommend: Callable[[WorkloadProfile], Recommendation] = _default_recommend,
+        extract: "Callable[[str], Extraction] | None" = None,
     ) -> None:
         self._engine = engine
         self._recommend = recommend
+        #: the process's extraction step (the one ``recommend --text`` uses; opened lazily), or the rules
+        self.extract = extract
         self._lock = threading.Lock()
 
     @classmethod
     def open(cls, settings: HwbotSettings, index_dir: Path | None = None) -> "EngineAnswers":
-        """Load the index and model now (building the index if needed), so the first question is not the slow one."""
-        from bot.engines import get_engine
+        """Load the index and model now (building the index if needed), so the first question is not the slow one.
 
-        return cls(get_engine(settings, index_dir=index_dir, progress=False))
+        Messages are read with the learned extractor (opened on the first situational
+        message), as ``recommend --text`` reads them.
+        """
+        from bot.engines import get_engine
+        from bot.extractor import lazy_extractor
+
+        return cls(get_engine(settings, index_dir=index_dir, progress=False), extract=lazy_extractor(settings))
 
     def ask(self, question: str) -> "Advice":
         """The cited answer, with the profile and verdict when the question was situational."""
@@ -77,7 +87,7 @@ class EngineAnswers:
 
         with self._lock:
             # A situational question gets the engine's verdict, as in the CLI and the REPL.
-            return advise(self._engine, question)
+            return advise(self._engine, question, extract=self.extract)
 
     def recommend(self, profile: WorkloadProfile) -> Recommendation:
         return self._recommend(profile)

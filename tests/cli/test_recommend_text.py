@@ -29,13 +29,13 @@ def test_empty_text_is_one_line_exit_2(hwbot_env) -> None:  # type: ignore[no-un
 
 @pytest.mark.slow
 def test_the_heads_fill_a_paraphrase_with_its_words_and_confidence(hwbot_env) -> None:  # type: ignore[no-untyped-def]
-    text = "JAX shop. all our hardware sits in our own server room, public cloud is not allowed"
+    text = "JAX shop. all our hardware sits in our own basement rack room, public cloud is not allowed"
     proc = run(["recommend", "--text", text, "--json"], hwbot_env)
     assert proc.returncode == 0 and proc.stderr_text == "", proc.stderr_text
     data = json.loads(proc.stdout_text)
     assert isinstance(data["confidence"], float)  # the contract's own confidence is untouched
     assert data["profile"]["cloud"] == "on_prem" and data["profile"]["framework"] == "jax"
-    assert data["evidence"]["cloud"] == "all our hardware sits in our own server room, public cloud is not allowed"
+    assert data["evidence"]["cloud"] == "all our hardware sits in our own basement rack room, public cloud is not allowed"
     assert 0 < data["field_confidence"]["cloud"] <= 1
 
 
@@ -52,7 +52,7 @@ def test_without_an_index_the_rules_read_alone_and_say_so(hwbot_env, tmp_path) -
 @pytest.mark.slow
 def test_eval_scores_a_message_batch_with_each_extractor_variant(hwbot_env, tmp_path) -> None:  # type: ignore[no-untyped-def]
     batch = tmp_path / "batch.jsonl"
-    rows = [{"id": "m1", "text": "we're on AWS and all our hardware sits in our own server room", "expect": {"cloud": "on_prem"}},
+    rows = [{"id": "m1", "text": "we're on AWS and all our hardware sits in our own basement rack room", "expect": {"cloud": "on_prem"}},
             {"id": "m2", "text": "JAX shop", "expect": {"framework": "jax"}}]
     batch.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     got = {}

@@ -86,7 +86,7 @@ def test_stale_tampered_or_foreign_heads_are_refused_with_one_line(encoder, tmp_
 
 
 def test_heads_fill_what_the_rules_leave_open_and_keep_the_words(reader: ClauseReader) -> None:
-    text = "all our hardware sits in our own server room, public cloud is not allowed"
+    text = "all our hardware sits in our own basement rack room, public cloud is not allowed"
     assert "cloud" not in extract_message(text, reader, "rules").fields
     got = extract_message(text, reader).fields["cloud"]
     assert got.value == "on_prem" and got.evidence == text and 0.0 < got.confidence <= 1.0
@@ -116,7 +116,7 @@ def test_bad_input_gets_a_bounded_reading_that_invents_nothing(reader: ClauseRea
 
 
 def test_the_ablation_variants_differ_as_designed(reader: ClauseReader) -> None:
-    text = "we're on AWS, and all our hardware sits in our own server room"
+    text = "we're on AWS, and all our hardware sits in our own basement rack room"
     assert extract_message(text, reader, "heads").answers().get("cloud") != "other_single_cloud"
     assert extract_message(text, reader, "rules").answers()["cloud"] == extract_message(text, reader).answers()["cloud"]
     assert extract_message(text, None).answers() == extract_message(text, reader, "rules").answers()
@@ -128,3 +128,19 @@ def test_every_answer_has_a_yes_no_phrase() -> None:
             if value != UNKNOWN:
                 question = sounds_like(name, value)
                 assert question.startswith("It sounds like ") and question.endswith(": right?")
+
+
+def test_the_fresh_messages_joined_as_tuning_data_stay_read_as_at_their_calibration(reader: ClauseReader) -> None:
+    """fm1 + fm2 (measured once, then joined): a regression check, not a held-out figure."""
+    from knowledge.evaluation.extraction import EVAL_DIR, load_phrasings
+
+    items = load_phrasings(EVAL_DIR / "phrasings_fresh.jsonl")
+    assert len(items) == 120 and len({i.id for i in items}) == 120
+    right = stated = invented = 0
+    for item in items:
+        got = extract_message(item.text, reader).answers()
+        stated += len(item.expect)
+        right += sum(got.get(f) == v for f, v in item.expect.items())
+        invented += any(f not in item.expect for f in got)
+    assert right / stated >= 0.67, right / stated  # 0.679 at calibration
+    assert invented <= 12, invented  # 11 of 120 at calibration

@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from knowledge.recommend.learned.heads import Heads
 
-__all__ = ["Mode", "MODES", "ClauseReader", "extract_message", "sounds_like", "SOUNDS_LIKE_FILE"]
+__all__ = ["Mode", "MODES", "ClauseReader", "extract_message", "field_readings", "sounds_like", "SOUNDS_LIKE_FILE"]
 
 Mode = Literal["rules", "heads", "combined"]
 MODES: tuple[Mode, ...] = ("rules", "heads", "combined")
@@ -98,7 +98,7 @@ def _is_question(text: str, clause: Clause) -> bool:
     return rest.startswith("?") or clause.text.rstrip().endswith("?")
 
 
-def _readings(text: str, clauses: list[Clause], reader: ClauseReader) -> list[_Reading]:
+def field_readings(text: str, clauses: list[Clause], reader: ClauseReader) -> list[_Reading]:
     """Each clause's best value for each field, with whether a modifier gates it."""
     probs = reader.heads.predict(reader.encode([c.text for c in clauses]))
     gate = reader.heads.manifest.modifier_gate
@@ -158,5 +158,5 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
     out = profile_from_text(text) if mode == "combined" else Extraction()
     clauses = split_clauses((text or "")[:MAX_TEXT_CHARS])
     if clauses:
-        _fill(out, _readings(text, clauses, reader), reader)
+        _fill(out, field_readings(text, clauses, reader), reader)
     return out

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 __all__ = [
-    "CLAUSE_FILES", "DATA_DIR", "MODIFIERS", "PHRASING_FILES", "TRAINING_FILES", "LabelledClause", "Part",
+    "CALIBRATION_FILES", "CLAUSE_FILES", "DATA_DIR", "MODIFIERS", "PHRASING_FILES", "TRAINING_FILES", "LabelledClause", "Part",
     "load_clauses", "load_phrasing_clauses", "part_of", "data_sha256",
 ]
 
@@ -35,8 +35,10 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CLAUSE_FILES: tuple[Path, ...] = tuple(sorted(DATA_DIR.glob("clauses_*.jsonl")))
 _EVAL_DATA = DATA_DIR.parent.parent / "evaluation" / "data"
 PHRASING_FILES: tuple[Path, ...] = (_EVAL_DATA / "phrasings.jsonl", _EVAL_DATA / "phrasings_late.jsonl")
+#: Labelled whole messages (fresh batches once measured): their thresholds are chosen on them too.
+CALIBRATION_FILES: tuple[Path, ...] = (_EVAL_DATA / "phrasings_fresh.jsonl",)
 #: Everything the heads learn from: the weights' manifest records one hash over these files.
-TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + PHRASING_FILES
+TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + PHRASING_FILES + CALIBRATION_FILES
 #: "none" is the modifier head's class for a plain statement.
 MODIFIERS: tuple[str, ...] = ("none", "negation", "hedge", "plan", "past", "third_party", "question")
 

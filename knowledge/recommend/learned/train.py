@@ -24,7 +24,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from knowledge.recommend.learned.clauses import split_clauses
+from knowledge.recommend.learned.combine import ClauseReader, field_readings
 from knowledge.recommend.learned.data import (
+    CALIBRATION_FILES,
     CLAUSE_FILES,
     MODIFIERS,
     PHRASING_FILES,
@@ -39,11 +42,13 @@ from knowledge.recommend.learned.heads import (
     HEADS_DIR,
     TRAIN_COMMAND,
     Head,
+    Heads,
     HeadsManifest,
     Thresholds,
     write_heads,
 )
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.textual import MAX_TEXT_CHARS, profile_from_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from indexer.query_encoder import QueryEncoder
@@ -116,7 +121,7 @@ def _field_targets(items: list[LabelledClause], name: str, classes: tuple[str, .
 
 def train_heads(
     encoder: "QueryEncoder", *, out_dir: Path = HEADS_DIR, files: tuple[Path, ...] = CLAUSE_FILES,
-    phrasings: tuple[Path, ...] = PHRASING_FILES, l2: float = L2,
+    phrasings: tuple[Path, ...] = PHRASING_FILES, l2: float = L2, calibration: tuple[Path, ...] = CALIBRATION_FILES,
 ) -> HeadsManifest:
     """Fit every head on ``train``, choose thresholds on ``validation``, write weights and manifest."""
     clauses = load_clauses(files)
@@ -127,6 +132,7 @@ def train_heads(
     heads: list[Head] = []
     blocks: list[np.ndarray] = []
     thresholds: dict[str, Thresholds] = {}
+    pairs: dict[str, tuple[list[float], list[bool]]] = {}
     offset = 0
     for name, values in FIELD_VALUES.items():
         classes = (NONE, *(v for v in values if v != UNKNOWN))
@@ -136,10 +142,7 @@ def train_heads(
         best = p[:, 1:].argmax(axis=1) + 1
         score = p[np.arange(len(best)), best]
         right = best == y[val]
-        thresholds[name] = Thresholds(
-            high=choose_threshold(score, right, TARGET_PRECISION, MIN_HIGH),
-            medium=choose_threshold(score, right, CONFIRM_PRECISION, MIN_MEDIUM),
-        )
+        pairs[name] = (list(score), list(right))
         heads.append(Head(name=name, classes=classes, offset=offset))
         blocks.append(w)
         offset += len(classes)
@@ -150,14 +153,64 @@ def train_heads(
     # the gate: a clause this likely to be negated, hedged, planned, past, someone else's or a
     # question may not set a field; chosen where it is right about "some modifier" 80 % of the time
     gate = choose_threshold(p_mod, y_mod[val] != 0, CONFIRM_PRECISION, 0.3)
+    # the thresholds: the clause validation split, joined by the labelled whole messages read as
+    # users send them (the rules first, the heads for what they left open): a head's reading of
+    # a field the message does not state counts as wrong, so a threshold that invents is not chosen
+    probe = encoder.probe()
+    provisional = HeadsManifest(
+        format=FORMAT, command=TRAIN_COMMAND, model_id=encoder.model_id, dim=encoder.dim,
+        probe=tuple(round(float(v), 7) for v in probe),
+        data_files=(), data_sha256="", weights_sha256="", l2=l2, heads=(*heads, Head(name="modifier", classes=MODIFIERS, offset=offset)),
+        thresholds={n: Thresholds(high=1.01, medium=1.01) for n in FIELD_VALUES}, modifier_gate=gate,
+    )
+    reader = ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False),
+                          heads=Heads(provisional, np.hstack([*blocks, w_mod])))
+    for name, (scores, rights) in message_readings(load_calibration_messages(calibration), reader).items():
+        pairs[name][0].extend(scores)
+        pairs[name][1].extend(rights)
+    for name, (scores, rights) in pairs.items():
+        thresholds[name] = Thresholds(
+            high=choose_threshold(np.array(scores), np.array(rights), TARGET_PRECISION, MIN_HIGH),
+            medium=choose_threshold(np.array(scores), np.array(rights), CONFIRM_PRECISION, MIN_MEDIUM),
+        )
     heads.append(Head(name="modifier", classes=MODIFIERS, offset=offset))
     blocks.append(w_mod)
-    probe = encoder.probe()
     manifest = HeadsManifest(
         format=FORMAT, command=TRAIN_COMMAND, model_id=encoder.model_id, dim=encoder.dim,
-        probe=tuple(round(float(v), 7) for v in probe), data_files=tuple(p.name for p in files + phrasings),
-        data_sha256=data_sha256(files + phrasings), weights_sha256="", l2=l2, heads=tuple(heads), thresholds=thresholds,
+        probe=tuple(round(float(v), 7) for v in probe), data_files=tuple(p.name for p in files + phrasings + calibration),
+        data_sha256=data_sha256(files + phrasings + calibration), weights_sha256="", l2=l2, heads=tuple(heads), thresholds=thresholds,
         modifier_gate=gate,
     )
     write_heads(out_dir, manifest, np.hstack(blocks))
     return manifest
+
+
+def load_calibration_messages(paths: tuple[Path, ...]) -> list[tuple[str, dict[str, str]]]:
+    """Labelled whole messages (``text``, ``expect``), validated as the phrasings are."""
+    from knowledge.evaluation.extraction import load_phrasings
+
+    return [(p.text, dict(p.expect)) for path in paths for p in load_phrasings(path)]
+
+
+def message_readings(messages: list[tuple[str, dict[str, str]]], reader: ClauseReader) -> dict[str, tuple[list[float], list[bool]]]:
+    """Per field, the heads' best ungated reading of each message where the rules left it open, and whether it is right.
+
+    This is what :func:`knowledge.recommend.learned.combine.extract_message` would set at a
+    threshold below that reading, so thresholds chosen on it are chosen for whole messages.
+    """
+    out: dict[str, tuple[list[float], list[bool]]] = {n: ([], []) for n in FIELD_VALUES}
+    for text, expect in messages:
+        rules = profile_from_text(text)
+        clauses = split_clauses(text[:MAX_TEXT_CHARS])
+        if not clauses:
+            continue
+        asked = {c.field for c in rules.confirmations} | set(rules.fields)
+        readings = [r for r in field_readings(text, clauses, reader) if not r.gated and r.field not in asked]
+        for name in FIELD_VALUES:
+            mine = [r for r in readings if r.field == name
+                    and not any(f == name and r.clause.start <= s < r.clause.end for f, s, _ in rules.dropped)]
+            if mine:
+                best = max(mine, key=lambda r: r.p)
+                out[name][0].append(best.p)
+                out[name][1].append(expect.get(name) == best.value)
+    return out
