@@ -15,6 +15,7 @@ starts building in the background, as ``hwbot ask`` does.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from collections.abc import Callable
@@ -37,6 +38,8 @@ _readers: dict[Path, "ClauseReader | None"] = {}
 _lock = threading.Lock()
 
 
+_log = logging.getLogger(__name__)
+
 def _stderr_line(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -48,24 +51,28 @@ def prefetch_reader(settings: HwbotSettings) -> None:
     prefetch_encoder(settings.index_dir)
 
 
-def clause_reader(settings: HwbotSettings, *, notify: Callable[[str], Any] = _stderr_line) -> "ClauseReader | None":
-    """The process's reader for ``settings.index_dir``; ``None`` (after one ``notify`` line) when unusable."""
+def clause_reader(
+    settings: HwbotSettings, *, notify: Callable[[str], Any] = _stderr_line, fallback: bool = False
+) -> "ClauseReader | None":
+    """The process's reader for ``settings.index_dir``; ``None`` (after one ``notify`` line) when unusable.
+
+    ``fallback``: without the ONNX export, read on sentence-transformers (the answer path's fallback)."""
     key = Path(settings.index_dir).resolve()
     with _lock:
         if key in _readers:
             return _readers[key]
-        reader = _open(key, notify)
+        reader = _open(key, notify, fallback)
         _readers[key] = reader
         return reader
 
 
-def _open(index_dir: Path, notify: Callable[[str], Any]) -> "ClauseReader | None":
+def _open(index_dir: Path, notify: Callable[[str], Any], fallback: bool = False) -> "ClauseReader | None":
     from knowledge.index import EncoderUnavailable, clause_encoder
     from knowledge.recommend.learned.combine import ClauseReader
     from knowledge.recommend.learned.heads import HeadsUnavailable, load_heads
 
     try:
-        encoder = clause_encoder(index_dir)
+        encoder = clause_encoder(index_dir, fallback=fallback)
     except EncoderUnavailable as exc:
         notify(f"{READER_NOTICE}: the ONNX encoder {exc}")
         return None
@@ -77,11 +84,16 @@ def _open(index_dir: Path, notify: Callable[[str], Any]) -> "ClauseReader | None
     return ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False), heads=heads)
 
 
-def extractor_for(settings: HwbotSettings, mode: "Mode" = "combined") -> "Callable[[str], Extraction]":
-    """The extraction step for ``mode`` (``rules``, ``heads`` or ``combined``), reader opened once."""
+def extractor_for(
+    settings: HwbotSettings, mode: "Mode" = "combined", *, notify: "Callable[[str], Any]" = _stderr_line,
+    fallback: bool = False,
+) -> "Callable[[str], Extraction]":
+    """The extraction step for ``mode`` (``rules``, ``heads`` or ``combined``), reader opened once.
+
+    ``notify`` hears the one line said when the heads cannot be used (the rules carry on)."""
     from knowledge.recommend.learned.combine import extract_message
 
-    reader = None if mode == "rules" else clause_reader(settings)
+    reader = None if mode == "rules" else clause_reader(settings, notify=notify, fallback=fallback)
     return lambda text: extract_message(text, reader, mode)
 
 
@@ -91,12 +103,14 @@ def lazy_extractor(settings: HwbotSettings, mode: "Mode" = "combined") -> "Calla
     The REPL, Slack and ``hwbot ask`` read with the same extractor as ``recommend --text``,
     but a question that never needs the team's situation ("what is a TPU?") must not pay for
     loading the heads: the reader is opened only when the first situational message arrives.
+    On these surfaces a reader that cannot open is logged, not printed: the answer path has
+    already told the user about the encoder it fell back to, and one notice is enough.
     """
     opened: list[Callable[[str], Extraction]] = []
 
     def extract(text: str) -> "Extraction":
         if not opened:
-            opened.append(extractor_for(settings, mode))
+            opened.append(extractor_for(settings, mode, notify=_log.info, fallback=True))
         return opened[0](text)
 
     return extract

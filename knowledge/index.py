@@ -50,9 +50,18 @@ def prefetch_encoder(index_dir: Path) -> None:
     prefetch_query_encoder(index_dir)
 
 
-def clause_encoder(index_dir: Path) -> "QueryEncoder":
+def clause_encoder(index_dir: Path, *, fallback: bool = False) -> "QueryEncoder":
     """The index's own ONNX query encoder, read from its manifest alone (no FAISS, no BM25):
-    what the learned extractor embeds clauses with. Raises :class:`EncoderUnavailable`."""
+    what the learned extractor embeds clauses with. Raises :class:`EncoderUnavailable`, unless
+    ``fallback``: then the same model on sentence-transformers, as the answer path falls back,
+    so a process reads a team's words the same way whichever encoder it ended up with."""
     from indexer.query_encoder import encoder_for_index_dir
 
-    return encoder_for_index_dir(index_dir)
+    try:
+        return encoder_for_index_dir(index_dir)
+    except EncoderUnavailable:
+        if not fallback:
+            raise
+        from indexer.embedder import Embedder
+
+        return Embedder()

@@ -64,9 +64,15 @@ class LoopbackAsgiServer:
 
     def shutdown(self) -> None:
         if self._server is not None:
-            self._server.close()
+            # asyncio servers are not thread-safe: close it on its own loop, not from the test's thread
+            asyncio.run_coroutine_threadsafe(_close(self._server), self._loop).result(5)
+            self._server = None
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
         close = getattr(self.app, "close", None)
         if callable(close):
             close()
+
+
+async def _close(server: asyncio.AbstractServer) -> None:
+    server.close()
