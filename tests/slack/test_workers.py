@@ -225,7 +225,8 @@ def test_64_slowloris_and_64_slow_bodies_do_not_stop_a_signed_event_or_healthz(c
         status, seconds = timed_get(f"http://127.0.0.1:{cluster.b.port}/healthz", timeout=5)
         assert status == 200 and seconds < 3.0
         cluster.wait_answer(event["ts"])
-        deadline = time.monotonic() + 15
-        while slow.socks and time.monotonic() < deadline:  # cut off: headers after 5 s, bodies after 7 s
+        # cut off: headers after 5 s, bodies after 7 s; on 2 loaded cores the sweep can lag, so allow 45 s
+        deadline = time.monotonic() + 45
+        while slow.socks and time.monotonic() < deadline:
             time.sleep(0.25)
         assert slow.closed_by_server == 128, f"{len(slow.socks)} slow connections still open"
