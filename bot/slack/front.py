@@ -60,11 +60,22 @@ async def _reply(send: Send, status: int, body: str, content_type: str = "text/p
     await send({"type": "http.response.body", "body": data})
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole body, or None if the client went away."""
+async def _read_body(receive: Receive, deadline: float) -> bytes | None:
+    """The whole body by ``deadline`` (loop time), or None if the client went away.
+
+    Why the deadline is checked here as well as by ``asyncio.timeout_at`` around the
+    call: gunicorn's ``receive()`` waits with ``asyncio.wait_for``, which on Python 3.11
+    swallows a cancellation that lands in the same loop pass as a body chunk (the chunk
+    is returned, the cancel is lost). A client trickling a byte at a time hits that pass
+    now and then, and the timeout never fired for it: the connection stayed open until
+    the whole announced body arrived. The check after each chunk closes that gap.
+    """
+    loop = asyncio.get_running_loop()
     chunks: list[bytes] = []
     size = 0
     while True:
+        if loop.time() >= deadline:
+            raise TimeoutError
         message = await receive()
         if message["type"] == "http.disconnect":
             return None
@@ -112,8 +123,10 @@ class SlackFront:
         if length > MAX_BODY_BYTES:
             await _reply(send, 413, "payload too large", close=True)
             return
+        deadline = asyncio.get_running_loop().time() + BODY_DEADLINE + max(length, 0) / RATE_FLOOR
         try:
-            raw = await asyncio.wait_for(_read_body(receive), BODY_DEADLINE + max(length, 0) / RATE_FLOOR)
+            async with asyncio.timeout_at(deadline):
+                raw = await _read_body(receive, deadline)
         except _TooLarge:
             await _reply(send, 413, "payload too large", close=True)
             return

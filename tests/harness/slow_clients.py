@@ -27,6 +27,7 @@ class SlowClients:
         self.interval = interval
         self.socks: list[socket.socket] = []
         self.closed_by_server = 0
+        self.slow_bodies: set[socket.socket] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._trickle, name="slow-clients", daemon=True)
 
@@ -39,6 +40,7 @@ class SlowClients:
             else:
                 sock.sendall(b"POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 100000\r\n\r\n{")
+                self.slow_bodies.add(sock)
             self.socks.append(sock)
         self._thread.start()
         return self
@@ -52,6 +54,11 @@ class SlowClients:
                     self.socks.remove(sock)
                     sock.close()
                     self.closed_by_server += 1
+
+    def still_open(self) -> str:
+        """Which kinds of connection the server has not closed yet, for a failure message."""
+        bodies = sum(1 for sock in self.socks if sock in self.slow_bodies)
+        return f"{len(self.socks) - bodies} slowloris and {bodies} slow-body connections still open"
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self._stop.set()
