@@ -50,7 +50,7 @@ def _scope(length: int) -> dict[str, Any]:
 
 def test_a_trickled_body_gets_408_and_close_even_when_the_cancel_is_swallowed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(front, "BODY_DEADLINE", 0.3)
-    app = front.SlackFront(app=None, signing_secret="s")  # type: ignore[arg-type]  # never dispatched: the body never ends
+    app = front.SlackFront(app=None, signing_secret="s")  # never dispatched: the body never ends
     receive, sent = _Trickle(), _Sent()
 
     # Without the per-chunk check the call never returns, and a cancel from an outer
