@@ -23,16 +23,8 @@ from indexer.corpus import catalog, load_corpus
 from indexer.embedder import MODEL_PACKAGE, Embedder, model_package_version
 from indexer.forms import StoredSentenceForms, forms_sha256, read_forms
 from indexer.freshness import IndexStatus, why_stale
-from indexer.ondisk import (
-    FORMAT_VERSION,
-    Manifest,
-    ModelInfo,
-    SourceEntry,
-    StoredChunk,
-    index_lock,
-    load_store,
-    write_generation,
-)
+from indexer.manifest import FORMAT_VERSION, Manifest, ModelInfo, SourceEntry
+from indexer.ondisk import StoredChunk, index_lock, load_store, write_generation
 from indexer.onnx_export import export_query_encoder
 from indexer.sources import Source
 

@@ -16,7 +16,7 @@ from common.errors import IndexStoreError
 from indexer.chunking import ChunkParams
 from indexer.embedder import model_package_version
 from indexer.forms import forms_sha256
-from indexer.ondisk import Manifest, current_generation, read_manifest
+from indexer.manifest import Manifest, current_generation, read_manifest
 from indexer.sources import SOURCE_SUFFIXES
 
 __all__ = ["IndexStatus", "why_stale", "staleness", "recorded_sources_dir"]

@@ -34,29 +34,21 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError
-from indexer.chunking import Chunk, ChunkParams
+from indexer.chunking import Chunk
 from indexer.forms import StoredSentenceForms
 from indexer.locking import index_lock
+from indexer.manifest import REBUILD_HINT, Manifest, current_generation, read_manifest
 
 __all__ = [
-    "FORMAT_VERSION",
-    "Manifest",
-    "ModelInfo",
-    "QueryEncoderInfo",
-    "SourceEntry",
     "StoredChunk",
     "Store",
     "load_store",
     "write_generation",
     "index_lock",
-    "REBUILD_HINT",
 ]
 
-#: 3: the manifest records the sources dir and a sha256 per file.
-FORMAT_VERSION = 3
 #: numpy headers are padded to 64 bytes and far smaller than this in practice.
 _NPY_HEADER_MAX = 4096
-REBUILD_HINT = "run 'hwbot index --rebuild'"
 _FILES = (
     "manifest.json",
     "chunks.jsonl",
@@ -67,65 +59,6 @@ _FILES = (
 )
 #: Written by builds that had question forms; an older generation simply has none.
 _FORM_FILES = ("forms.jsonl", "form_vectors.npy")
-
-
-class ModelInfo(BaseModel):
-    id: str
-    package: str
-    package_version: str
-    dim: int
-
-
-class QueryEncoderInfo(BaseModel):
-    """The ONNX query encoder exported for this generation (see :mod:`indexer.onnx_export`)."""
-
-    path: str
-    size: int
-    sha256: str
-    exporter: str
-    opset: int
-    model_package_version: str
-    #: the smallest cosine between ONNX and sentence-transformers vectors over the probe texts
-    probe_min_cosine: float
-    probe_texts: int
-
-
-class SourceEntry(BaseModel):
-    id: str
-    file: str
-    sha256: str
-    title: str
-    url: str
-    type: str
-    chunks: int
-
-
-class Manifest(BaseModel):
-    format_version: int
-    created_at: float
-    model: ModelInfo
-    metric: str = "inner_product"
-    normalized: bool = True
-    chunker: ChunkParams
-    sources: list[SourceEntry]
-    faiss_version: str
-    index_type: str
-    n_chunks: int
-    n_sentences: int
-    n_headings: int = 0
-    #: file name -> size in bytes, checked before a file is read
-    files: dict[str, int] = Field(default_factory=dict)
-    #: file name -> sha256, checked while it is read (catches same-size tampering)
-    sha256: dict[str, str] = Field(default_factory=dict)
-    #: the directory the sources were read from (absolute): later commands judge
-    #: staleness against it, so ``hwbot index --sources DIR`` is not undone by ``ask``
-    sources_dir: str = ""
-    probe: list[float]
-    #: None for an index built before the query path moved to ONNX
-    encoder: QueryEncoderInfo | None = None
-    #: hash of the question-forms files embedded (indexer.forms.forms_sha256); "" for none
-    forms_sha256: str = ""
-    n_forms: int = 0
 
 
 class StoredChunk(Chunk):
@@ -170,34 +103,6 @@ class Store(BaseModel):
                 "the embedding model's output differs from the one that built the index (probe vector mismatch)",
                 hint=REBUILD_HINT,
             )
-
-
-def current_generation(index_dir: Path) -> Path | None:
-    pointer = index_dir / "CURRENT"
-    try:
-        name = pointer.read_text(encoding="utf-8").strip()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except (OSError, UnicodeDecodeError):
-        raise IndexCorruptError(f"{pointer} is unreadable", hint=REBUILD_HINT) from None
-    if not name or "/" in name or name.startswith("."):
-        raise IndexCorruptError(f"{pointer} does not name a generation", hint=REBUILD_HINT)
-    return index_dir / name
-
-
-def read_manifest(gen: Path) -> Manifest:
-    path = gen / "manifest.json"
-    try:
-        manifest = Manifest.model_validate_json(path.read_bytes())
-    except FileNotFoundError:
-        raise IndexCorruptError(f"{path} is missing", hint=REBUILD_HINT) from None
-    except (ValidationError, ValueError, UnicodeDecodeError):
-        raise IndexCorruptError(f"{path} is corrupt", hint=REBUILD_HINT) from None
-    if manifest.format_version != FORMAT_VERSION:
-        raise IndexCorruptError(
-            f"index format {manifest.format_version} is not the supported format {FORMAT_VERSION}", hint=REBUILD_HINT
-        )
-    return manifest
 
 
 def _recorded(path: Path, manifest: Manifest) -> tuple[int, str]:

@@ -29,7 +29,7 @@ import numpy as np
 from filelock import FileLock
 
 from indexer.embedder import MODEL_PACKAGE, PROBE_TEXT, Embedder, model_package_version
-from indexer.ondisk import QueryEncoderInfo
+from indexer.manifest import QueryEncoderInfo
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch

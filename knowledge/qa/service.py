@@ -26,7 +26,8 @@ import numpy as np
 
 from indexer.embedder import Embedder
 from indexer.lifecycle import open_index
-from indexer.ondisk import SourceEntry, Store
+from indexer.manifest import SourceEntry
+from indexer.ondisk import Store
 from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline

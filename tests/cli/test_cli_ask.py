@@ -64,7 +64,7 @@ def test_bad_input_is_one_line(hwbot_env, tmp_path):
 
 
 def test_model_mismatch_is_one_line_with_rebuild_hint(hwbot_env, index_copy):
-    from indexer.ondisk import current_generation
+    from indexer.manifest import current_generation
 
     manifest = current_generation(index_copy) / "manifest.json"
     data = json.loads(manifest.read_text())
@@ -75,7 +75,7 @@ def test_model_mismatch_is_one_line_with_rebuild_hint(hwbot_env, index_copy):
 
 
 def test_corrupt_index_is_rebuilt_by_itself(hwbot_env, index_copy):
-    from indexer.ondisk import current_generation
+    from indexer.manifest import current_generation
 
     (current_generation(index_copy) / "manifest.json").write_text("{not json")
     env = {**hwbot_env, "HWBOT_INDEX_DIR": str(index_copy)}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.ondisk import current_generation
+from indexer.manifest import current_generation
 from tests.harness.clirun import assert_one_line_error, run
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.ondisk import current_generation
+from indexer.manifest import current_generation
 from indexer.query_encoder import FALLBACK_NOTICE
 from tests.cli.test_lazy_imports import MARK, run_answering
 from tests.harness.onnx_models import write_wrong_model

@@ -13,7 +13,8 @@ import pytest
 from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError, SourceError
 from indexer.build import build_index
 from indexer.freshness import recorded_sources_dir, staleness
-from indexer.ondisk import current_generation, load_store
+from indexer.manifest import current_generation
+from indexer.ondisk import load_store
 
 
 def test_session_index_is_complete(built_index, embedder):
