@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import faiss
@@ -26,6 +27,7 @@ from indexer.freshness import IndexStatus, why_stale
 from indexer.manifest import FORMAT_VERSION, Manifest, ModelInfo, SourceEntry
 from indexer.ondisk import StoredChunk, index_lock, load_store, write_generation
 from indexer.onnx_export import export_query_encoder
+from indexer.query_texts import query_texts_sha256
 from indexer.sources import Source
 
 __all__ = ["BuildReport", "build_index", "catalog", "load_corpus", "text_sha"]
@@ -73,21 +75,24 @@ def _previous_vectors(status: IndexStatus, model_id: str) -> dict[str, np.ndarra
     for entry in store.forms:
         for k, form in enumerate(entry.forms):
             known[text_sha(form)] = store.form_vectors[entry.row + k]
+    for row, text in enumerate(store.query_texts):
+        known[text_sha(text)] = store.query_text_vectors[row]
     return known
 
 
 class _Texts:
     """Everything a build embeds, in index order, with the sha each vector is keyed by."""
 
-    def __init__(self, chunks: list[Chunk], forms: list[StoredSentenceForms] | None = None) -> None:
+    def __init__(self, chunks: list[Chunk], forms: list[StoredSentenceForms] | None = None, query: Sequence[str] = ()) -> None:
         self.chunks = chunks
+        self.query = list(query)
         self.form_entries = forms or []
         self.forms = [f for entry in self.form_entries for f in entry.forms]
         self.embed = [c.embed_text for c in chunks]
         self.sentences = [s for c in chunks for s in c.sentences]
         # Section headings say what the notes cover; their vectors back abstention.
         self.headings = list(dict.fromkeys(c.heading_path[-1] for c in chunks if c.heading_path))
-        self.all = self.embed + self.sentences + self.headings + self.forms
+        self.all = self.embed + self.sentences + self.headings + self.forms + self.query
         self.shas = [text_sha(t) for t in self.all]
 
 
@@ -114,10 +119,11 @@ def _form_entries(sources_dir: Path) -> list[StoredSentenceForms]:
     return out
 
 
-def _form_matrix(texts: _Texts, vectors: dict[str, np.ndarray], dim: int) -> np.ndarray:
-    out = np.zeros((len(texts.forms), dim), dtype=np.float32)
-    for i, form in enumerate(texts.forms):
-        out[i] = vectors[text_sha(form)]
+def _matrix(rows: list[str], vectors: dict[str, np.ndarray], dim: int) -> np.ndarray:
+    """The vectors of these texts, row for row."""
+    out = np.zeros((len(rows), dim), dtype=np.float32)
+    for i, text in enumerate(rows):
+        out[i] = vectors[text_sha(text)]
     return out
 
 
@@ -180,18 +186,20 @@ def _manifest(
         encoder=export_query_encoder(embedder, encoder_cache),
         forms_sha256=forms_sha,
         n_forms=len(texts.forms),
+        query_texts_sha256=query_texts_sha256(texts.query),
+        n_query_texts=len(texts.query),
     )
 
 
 def _fresh_index_type(
-    status: IndexStatus, sources: list[Source], sources_dir: Path, params: ChunkParams, forms_sha: str
+    status: IndexStatus, sources: list[Source], sources_dir: Path, params: ChunkParams, forms_sha: str, query_sha: str
 ) -> str | None:
     """The live index's type when it already matches these sources, else None."""
     manifest = status.manifest
     if manifest is None:
         return None
     current = {s.file: s.sha256 for s in sources}  # hashed while parsing: the files are not read again
-    return manifest.index_type if why_stale(manifest, sources_dir, current, params, forms_sha) is None else None
+    return manifest.index_type if why_stale(manifest, sources_dir, current, params, forms_sha, query_sha) is None else None
 
 
 def build_index(
@@ -205,22 +213,24 @@ def build_index(
     index_type: str | None = None,
     encoder_cache: Path | None = None,
     status: IndexStatus | None = None,
+    query_texts: Sequence[str] = (),
 ) -> BuildReport:
     """Build or incrementally update the index; returns counts for the summary line.
 
     ``encoder_cache`` is where the ONNX query encoder is exported (``HWBOT_MODEL_CACHE_DIR``;
     default: the per-user model cache).
     ``status`` is the caller's reading of the live manifest; under the lock it is re-read only
-    when another process swapped in a new generation meanwhile.
+    when another process swapped in a new generation meanwhile. ``query_texts`` are the
+    answering side's fixed texts (:mod:`indexer.query_texts`), embedded into the generation.
     """
     params = params or ChunkParams()
     started = time.perf_counter()
     sources, chunks = load_corpus(sources_dir, params)  # validates everything before any write
     forms_sha = forms_sha256(sources_dir)
-    texts = _Texts(chunks, _form_entries(sources_dir))
+    texts = _Texts(chunks, _form_entries(sources_dir), list(dict.fromkeys(query_texts)))
     with index_lock(index_dir):
         live = status.current() if status is not None and status.index_dir == index_dir else IndexStatus.read(index_dir)
-        fresh_kind = None if rebuild else _fresh_index_type(live, sources, sources_dir, params, forms_sha)
+        fresh_kind = None if rebuild else _fresh_index_type(live, sources, sources_dir, params, forms_sha, query_texts_sha256(texts.query))
         if fresh_kind is not None:  # nothing changed: answered without loading the model
             embedded, reused, kind = 0, len(set(texts.all)), fresh_kind
         else:
@@ -232,7 +242,8 @@ def build_index(
             manifest = _manifest(sources, sources_dir, texts, embedder, params, kind, encoder_cache or default_model_cache_dir(), forms_sha)
             write_generation(
                 index_dir, manifest, stored, chunk_vecs, sent_vecs, head_vecs, build_ann(chunk_vecs, kind),
-                forms=texts.form_entries, form_vectors=_form_matrix(texts, vectors, embedder.dim),
+                forms=texts.form_entries, form_vectors=_matrix(texts.forms, vectors, embedder.dim),
+                query_texts=texts.query, query_text_vectors=_matrix(texts.query, vectors, embedder.dim),
             )
     return BuildReport(
         sources=len(sources),

@@ -9,6 +9,7 @@ reuse) is answered from that one reading, which :mod:`indexer.build` and
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from indexer.chunking import ChunkParams
 from indexer.embedder import model_package_version
 from indexer.forms import forms_sha256
 from indexer.manifest import Manifest, current_generation, read_manifest
+from indexer.query_texts import query_texts_sha256
 from indexer.sources import SOURCE_SUFFIXES
 
 __all__ = ["IndexStatus", "why_stale", "staleness", "recorded_sources_dir"]
@@ -32,9 +34,14 @@ def _source_hashes(sources_dir: Path) -> dict[str, str]:
 
 
 def why_stale(
-    manifest: Manifest, sources_dir: Path, current: dict[str, str], params: ChunkParams, forms_sha: str | None = None
+    manifest: Manifest, sources_dir: Path, current: dict[str, str], params: ChunkParams, forms_sha: str | None = None,
+    query_sha: str | None = None,
 ) -> str | None:
-    """Why an index with this manifest does not match these sources (hashed as ``current``)."""
+    """Why an index with this manifest does not match these sources (hashed as ``current``).
+
+    ``forms_sha`` and ``query_sha`` (the query-side texts, :mod:`indexer.query_texts`) are
+    judged only when given: a caller that does not know them does not judge them.
+    """
     if manifest.chunker != params:
         return "chunking parameters changed"
     if manifest.model.package_version != model_package_version():
@@ -50,6 +57,8 @@ def why_stale(
         return "sources changed: " + ", ".join(names)
     if forms_sha is not None and manifest.forms_sha256 != forms_sha:
         return "question forms changed"
+    if query_sha is not None and manifest.query_texts_sha256 != query_sha:
+        return "the answering side's fixed texts changed"
     return None
 
 
@@ -97,11 +106,14 @@ class IndexStatus:
         ``ask``), else ``default`` (the shipped notes)."""
         return Path(explicit) if explicit else (self.recorded_sources_dir() or Path(default))
 
-    def staleness(self, sources_dir: Path | None = None, params: ChunkParams | None = None) -> str | None:
+    def staleness(
+        self, sources_dir: Path | None = None, params: ChunkParams | None = None, query_texts: Sequence[str] | None = None
+    ) -> str | None:
         """Why the index needs (re)building, or None when it is fresh. Needs no model.
 
         ``sources_dir=None`` judges the index against the dir it was built from. When that
         dir is gone the index is used as built (there is nothing to rebuild it from).
+        ``query_texts``, when given, must be the ones the generation embedded.
         """
         if self.manifest is None:
             return self.problem
@@ -112,7 +124,8 @@ class IndexStatus:
             sources_dir = recorded
         current = _source_hashes(sources_dir) if sources_dir.is_dir() else {}
         forms_sha = forms_sha256(sources_dir) if sources_dir.is_dir() else ""
-        return why_stale(self.manifest, sources_dir, current, params or ChunkParams(), forms_sha)
+        query_sha = None if query_texts is None else query_texts_sha256(query_texts)
+        return why_stale(self.manifest, sources_dir, current, params or ChunkParams(), forms_sha, query_sha)
 
 
 def staleness(index_dir: Path, sources_dir: Path | None = None, params: ChunkParams | None = None) -> str | None:

@@ -21,7 +21,7 @@ another process swapped in a new generation meanwhile.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,14 +61,20 @@ def update_index(
     progress: bool | None = None,
     embedder: Embedder | None = None,
     encoder_cache: Path | None = None,
+    query_texts: Sequence[str] | None = None,
 ) -> BuildReport | None:
-    """Build or update the index; None when ``only_if_stale`` and it is fresh (nothing done, no model loaded)."""
+    """Build or update the index; None when ``only_if_stale`` and it is fresh (nothing done, no model loaded).
+
+    ``query_texts`` are the answering side's fixed texts, embedded into the generation (None:
+    not judged, and a build embeds none).
+    """
     status = IndexStatus.read(index_dir)
     sources_dir = status.sources_dir(sources, default_sources)
-    if only_if_stale and not rebuild and status.staleness(sources_dir) is None:
+    if only_if_stale and not rebuild and status.staleness(sources_dir, query_texts=query_texts) is None:
         return None
     return build_index(
-        sources_dir, index_dir, embedder or Embedder(), rebuild=rebuild, progress=progress, status=status, encoder_cache=encoder_cache
+        sources_dir, index_dir, embedder or Embedder(), rebuild=rebuild, progress=progress, status=status, encoder_cache=encoder_cache,
+        query_texts=query_texts or (),
     )
 
 
@@ -82,12 +88,14 @@ def open_index(
     progress: bool | None = None,
     announce: Callable[[str], object] = _stderr_line,
     encoder_cache: Path | None = None,
+    query_texts: Sequence[str] | None = None,
 ) -> OpenedIndex:
     """The loaded index, built, updated or healed first when ``auto_build`` and its notes are at hand.
 
     With ``auto_build=False`` the index is loaded as it is (a missing or corrupt one raises).
     ``announce`` takes the one line that says why a build starts; ``encoder_cache`` is where a
-    build exports the ONNX query encoder (default: the per-user model cache).
+    build exports the ONNX query encoder (default: the per-user model cache); ``query_texts``
+    are the answering side's fixed texts (:mod:`indexer.query_texts`), embedded by any build.
     """
     status = IndexStatus.read(index_dir)
     sources_dir = status.sources_dir(sources, default_sources)
@@ -95,13 +103,14 @@ def open_index(
     have_sources = auto_build and sources_dir.is_dir()
     try:
         if have_sources:
-            reason = status.staleness(sources_dir)
+            reason = status.staleness(sources_dir, query_texts=query_texts)
             if reason is not None:
                 # build_index re-checks under the index lock, so a build another process just
                 # finished is not repeated.
                 announce(f"Updating the index ({reason})…")
                 build_index(
-                    sources_dir, index_dir, embedder or Embedder(), progress=progress, status=status, encoder_cache=encoder_cache
+                    sources_dir, index_dir, embedder or Embedder(), progress=progress, status=status, encoder_cache=encoder_cache,
+                    query_texts=query_texts or (),
                 )
                 status = IndexStatus(index_dir, None, None, "rebuilt")  # the load reads the new generation
         return OpenedIndex(load_store(index_dir, generation=status.generation, manifest=status.manifest), embedder)
@@ -115,7 +124,7 @@ def open_index(
         reason = exc.message
     announce(f"The index is corrupt ({reason}); rebuilding it from {sources_dir}…")
     embedder = embedder or Embedder()
-    build_index(sources_dir, index_dir, embedder, rebuild=True, progress=progress, encoder_cache=encoder_cache)
+    build_index(sources_dir, index_dir, embedder, rebuild=True, progress=progress, encoder_cache=encoder_cache, query_texts=query_texts or ())
     try:
         return OpenedIndex(load_store(index_dir), embedder)
     except IndexCorruptError as exc:  # e.g. the disk corrupts what was just written

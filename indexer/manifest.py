@@ -87,6 +87,9 @@ class Manifest(BaseModel):
     #: hash of the question-forms files embedded (indexer.forms.forms_sha256); "" for none
     forms_sha256: str = ""
     n_forms: int = 0
+    #: hash of the query-side texts embedded (indexer.query_texts); "" for none
+    query_texts_sha256: str = ""
+    n_query_texts: int = 0
 
 
 def current_generation(index_dir: Path) -> Path | None:

@@ -13,6 +13,8 @@ Layout under the index dir::
         index.faiss         the ANN index over chunk vectors
         forms.jsonl         question forms per note sentence (optional, see indexer.forms)
         form_vectors.npy    (n_forms, dim) float32, the forms in forms.jsonl order
+        query_texts.jsonl   the query side's fixed texts (optional, see indexer.query_texts)
+        query_text_vectors.npy (n_query_texts, dim) float32, in that order
 
 A build writes a new generation in full, then swaps ``CURRENT``: a reader sees the old
 index or the new one, never half of each.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import secrets
 import shutil
@@ -38,6 +41,7 @@ from indexer.chunking import Chunk
 from indexer.forms import StoredSentenceForms
 from indexer.locking import index_lock
 from indexer.manifest import REBUILD_HINT, Manifest, current_generation, read_manifest
+from indexer.query_texts import QUERY_TEXT_FILES
 
 __all__ = [
     "StoredChunk",
@@ -86,6 +90,9 @@ class Store(BaseModel):
     index: faiss.Index
     forms: list[StoredSentenceForms] = Field(default_factory=list)
     form_vectors: np.ndarray = Field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    #: the query side's fixed texts and their vectors (indexer.query_texts), row for row
+    query_texts: list[str] = Field(default_factory=list)
+    query_text_vectors: np.ndarray = Field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
 
     def by_id(self) -> dict[str, StoredChunk]:
         return {c.chunk_id: c for c in self.chunks}
@@ -239,6 +246,18 @@ def load_store(index_dir: Path, *, generation: Path | None = None, manifest: Man
             raise IndexCorruptError(f"{gen / 'forms.jsonl'} is corrupt", hint=REBUILD_HINT) from None
         path = gen / "form_vectors.npy"
         form_vectors = _parse_array(path, _verified_bytes(path, manifest), manifest.n_forms, dim)
+    query_texts: list[str] = []
+    query_text_vectors = np.zeros((0, dim), dtype=np.float32)
+    if QUERY_TEXT_FILES[0] in manifest.files:
+        path = gen / QUERY_TEXT_FILES[0]
+        try:
+            query_texts = [json.loads(line) for line in _verified_bytes(path, manifest).splitlines() if line.strip()]
+        except (ValueError, UnicodeDecodeError):
+            raise IndexCorruptError(f"{path} is corrupt", hint=REBUILD_HINT) from None
+        if len(query_texts) != manifest.n_query_texts or not all(isinstance(t, str) for t in query_texts):
+            raise IndexCorruptError(f"{path} does not hold {manifest.n_query_texts} texts", hint=REBUILD_HINT)
+        path = gen / QUERY_TEXT_FILES[1]
+        query_text_vectors = _parse_array(path, _verified_bytes(path, manifest), manifest.n_query_texts, dim)
     return Store(
         path=gen,
         manifest=manifest,
@@ -249,6 +268,8 @@ def load_store(index_dir: Path, *, generation: Path | None = None, manifest: Man
         index=_read_faiss(gen / "index.faiss", manifest),
         forms=forms,
         form_vectors=form_vectors,
+        query_texts=query_texts,
+        query_text_vectors=query_text_vectors,
     )
 
 
@@ -263,6 +284,8 @@ def write_generation(
     *,
     forms: list[StoredSentenceForms] | None = None,
     form_vectors: np.ndarray | None = None,
+    query_texts: list[str] | None = None,
+    query_text_vectors: np.ndarray | None = None,
     keep: int = 1,
 ) -> Path:
     """Write a complete generation, then make it live. Caller holds :func:`index_lock`."""
@@ -283,7 +306,12 @@ def write_generation(
             with open(tmp / "forms.jsonl", "w", encoding="utf-8") as fh:
                 fh.writelines(f.model_dump_json() + "\n" for f in forms)
             np.save(tmp / "form_vectors.npy", np.ascontiguousarray(form_vectors, dtype=np.float32), allow_pickle=False)
-            names = _FILES + _FORM_FILES
+            names = names + _FORM_FILES
+        if query_texts and query_text_vectors is not None:
+            with open(tmp / QUERY_TEXT_FILES[0], "w", encoding="utf-8") as fh:
+                fh.writelines(json.dumps(t, ensure_ascii=False) + "\n" for t in query_texts)
+            np.save(tmp / QUERY_TEXT_FILES[1], np.ascontiguousarray(query_text_vectors, dtype=np.float32), allow_pickle=False)
+            names = names + QUERY_TEXT_FILES
         payload = [f for f in names if f != "manifest.json"]
         files = {f: (tmp / f).stat().st_size for f in payload}
         manifest = manifest.model_copy(update={"files": files, "sha256": {f: _file_sha256(tmp / f) for f in payload}})

@@ -36,10 +36,11 @@ def update_index(
     None when ``only_if_stale`` and the index is already fresh.
     """
     from indexer.lifecycle import update_index as _update
+    from knowledge.qa.fixed_texts import query_side_texts
 
     return _update(
         index_dir, sources, default_sources=SOURCES_DIR, rebuild=rebuild, only_if_stale=only_if_stale, progress=progress,
-        encoder_cache=encoder_cache,
+        encoder_cache=encoder_cache, query_texts=query_side_texts(),
     )
 
 

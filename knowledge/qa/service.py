@@ -29,12 +29,14 @@ from indexer.lifecycle import open_index
 from indexer.manifest import SourceEntry
 from indexer.ondisk import Store
 from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
+from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
 from knowledge.qa.answers import Answer
 from knowledge.qa.asks import Ask, answer_type, focus_of, split_asks
 from knowledge.qa.compose import compose, is_verdict, mentions_domain, side_of
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
+from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.joining import join_asks, join_sentences
@@ -90,8 +92,11 @@ class QAEngine:
         self.embedder = embedder
         self.params = params or load_params()
         self.retriever = Retriever(store, self.params.retrieval)
-        self.curated = CuratedMatcher(store, embedder)
-        self.intents = IntentClassifier(embedder)
+        # The prototypes and FAQ forms were embedded by the index build; only texts it
+        # lacks (an index older than the data) are encoded here.
+        self.fixed_texts = PrefilledEncoder(embedder, store.query_texts, store.query_text_vectors)
+        self.curated = CuratedMatcher(store, self.fixed_texts)
+        self.intents = IntentClassifier(self.fixed_texts)
 
     @classmethod
     def open(
@@ -116,7 +121,7 @@ class QAEngine:
         """
         opened = open_index(
             index_dir, sources_dir, default_sources=SOURCES_DIR, embedder=embedder, auto_build=auto_build, progress=progress,
-            encoder_cache=encoder_cache,
+            encoder_cache=encoder_cache, query_texts=query_side_texts(),
         )
         store = opened.store
         encoder: QueryEncoder = opened.embedder or open_query_encoder(store)

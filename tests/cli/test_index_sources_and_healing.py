@@ -77,10 +77,13 @@ def test_truncated_chunks_file_rebuilds_itself(hwbot_env, index_copy):
 
 def test_corrupt_index_without_its_sources_names_the_rebuild_command(hwbot_env, index_copy, sources_dir, tmp_path, embedder):
     from indexer.build import build_index
+    from knowledge.qa.fixed_texts import query_side_texts
+
+    fixed = query_side_texts()
 
     src = tmp_path / "gone-notes"
     shutil.copytree(sources_dir, src)
-    build_index(src, index_copy, embedder, progress=False)  # reuses every vector; records src
+    build_index(src, index_copy, embedder, progress=False, query_texts=fixed)  # reuses every vector; records src
     shutil.rmtree(src)
     vectors = current_generation(index_copy) / "chunk_vectors.npy"
     raw = bytearray(vectors.read_bytes())

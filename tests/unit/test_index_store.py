@@ -15,6 +15,10 @@ from indexer.build import build_index
 from indexer.freshness import recorded_sources_dir, staleness
 from indexer.manifest import current_generation
 from indexer.ondisk import load_store
+from knowledge.qa.fixed_texts import query_side_texts
+
+#: the answering side's fixed texts, as every real build embeds them
+FIXED = query_side_texts()
 
 
 def test_session_index_is_complete(built_index, embedder):
@@ -33,7 +37,7 @@ def test_session_index_is_complete(built_index, embedder):
 
 
 def test_unchanged_rebuild_embeds_nothing(index_copy, sources_dir, embedder):
-    report = build_index(sources_dir, index_copy, embedder, progress=False)
+    report = build_index(sources_dir, index_copy, embedder, progress=False, query_texts=FIXED)
     assert report.embedded == 0 and report.reused > 0 and not report.changed
     assert staleness(index_copy, sources_dir) is None
 
@@ -43,14 +47,14 @@ def test_changed_source_reembeds_only_what_changed(index_copy, sources_dir, embe
     shutil.copytree(sources_dir, src)
     before = load_store(index_copy)
     assert staleness(index_copy, src) == f"sources are now read from {src}"
-    moved = build_index(src, index_copy, embedder, progress=False)  # same text elsewhere: nothing re-embedded
+    moved = build_index(src, index_copy, embedder, progress=False, query_texts=FIXED)  # same text elsewhere: nothing re-embedded
     assert moved.changed and moved.embedded == 0
     assert staleness(index_copy, src) is None and staleness(index_copy) is None
     notes = src / "tpu_decision_criteria.md"
     notes.write_text(notes.read_text(encoding="utf-8") + "\n## Extra\n\nA new sentence about TPU pods and their interconnect speed.\n", encoding="utf-8")
     assert staleness(index_copy, src).startswith("sources changed: tpu_decision_criteria.md")
     assert staleness(index_copy).startswith("sources changed: tpu_decision_criteria.md")  # judged against src
-    report = build_index(src, index_copy, embedder, progress=False)
+    report = build_index(src, index_copy, embedder, progress=False, query_texts=FIXED)
     assert report.changed and 0 < report.embedded <= 4  # the new or grown chunk(s) and the new sentence
     after = load_store(index_copy)
     old = {c.chunk_id: before.chunk_vectors[c.row] for c in before.chunks if c.source_id == "file_gpu001"}
@@ -60,11 +64,13 @@ def test_changed_source_reembeds_only_what_changed(index_copy, sources_dir, embe
 
 
 def test_full_rebuild_reembeds_everything(index_copy, sources_dir, embedder):
-    report = build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True)
+    report = build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True, query_texts=FIXED)
     manifest = load_store(index_copy).manifest
     assert report.reused == 0 and report.changed
-    # chunks, sentences, headings and the sentences' question forms (indexer.forms)
-    assert report.chunks <= report.embedded <= report.chunks + report.sentences + manifest.n_headings + manifest.n_forms
+    # chunks, sentences, headings, the sentences' question forms (indexer.forms) and the
+    # answering side's fixed texts (indexer.query_texts)
+    most = report.chunks + report.sentences + manifest.n_headings + manifest.n_forms + manifest.n_query_texts
+    assert report.chunks <= report.embedded <= most
 
 
 def test_bad_source_leaves_the_old_index_untouched(index_copy, sources_dir, embedder, tmp_path):
@@ -73,7 +79,7 @@ def test_bad_source_leaves_the_old_index_untouched(index_copy, sources_dir, embe
     (src / "broken.md").write_bytes(b"---\nid: x\n---\n\xff\xfe bad bytes")
     gen_before = current_generation(index_copy)
     with pytest.raises(SourceError, match="broken.md"):
-        build_index(src, index_copy, embedder, progress=False)
+        build_index(src, index_copy, embedder, progress=False, query_texts=FIXED)
     assert current_generation(index_copy) == gen_before
     load_store(index_copy)  # still loads
 
@@ -158,7 +164,7 @@ def test_no_pickle_anywhere(built_index):
 
 def test_old_generations_are_pruned(index_copy, sources_dir, embedder):
     for _ in range(2):  # the session build plus two more: three generations written
-        build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True)
+        build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True, query_texts=FIXED)
     gens = sorted(p.name for p in index_copy.glob("gen-*"))
     assert len(gens) <= 2 and current_generation(index_copy).name in gens
     assert not list(index_copy.glob(".tmp-*"))
@@ -176,7 +182,7 @@ def test_manifest_records_sources_dir_and_a_sha256_per_file(built_index, sources
 def test_index_whose_sources_dir_is_gone_is_used_as_built(index_copy, sources_dir, embedder, tmp_path):
     src = tmp_path / "sources"
     shutil.copytree(sources_dir, src)
-    build_index(src, index_copy, embedder, progress=False)
+    build_index(src, index_copy, embedder, progress=False, query_texts=FIXED)
     shutil.rmtree(src)
     assert staleness(index_copy) is None
     assert recorded_sources_dir(index_copy) == src.resolve()
@@ -241,4 +247,46 @@ def test_npy_with_a_lying_header_is_caught_without_reading_past_it(index_copy):
     path.write_bytes(raw + b"\0" * 1536)  # four more rows' worth of bytes than the header says
     _rehash(index_copy, "heading_vectors.npy")
     with pytest.raises(IndexCorruptError, match="data bytes"):
+        load_store(index_copy)
+
+
+def test_the_answering_sides_fixed_texts_are_embedded_at_index_time(built_index, qa, embedder):
+    """A cold engine reads the intent prototypes and FAQ forms from the index instead of encoding them."""
+    store = load_store(built_index)
+    assert store.query_texts == FIXED and store.manifest.n_query_texts == len(FIXED) > 50
+    assert store.query_text_vectors.shape == (len(FIXED), 384)
+    sample = [0, len(FIXED) // 2, len(FIXED) - 1]
+    fresh = embedder.encode([FIXED[i] for i in sample])
+    assert np.allclose(store.query_text_vectors[sample], fresh, atol=1e-5)
+    assert qa.fixed_texts.encoded == 0  # the engine over the session index encoded none of them
+
+
+def test_edited_fixed_texts_make_the_index_stale_and_only_the_new_one_is_embedded(index_copy, sources_dir, embedder):
+    edited = FIXED[:-1] + ["how do the notes define a tpu pod slice for a team like ours"]
+    assert staleness(index_copy, sources_dir) is None  # not judged when the caller does not say
+    from indexer.freshness import IndexStatus
+
+    assert IndexStatus.read(index_copy).staleness(sources_dir, query_texts=FIXED) is None
+    assert IndexStatus.read(index_copy).staleness(sources_dir, query_texts=edited) == "the answering side's fixed texts changed"
+    report = build_index(sources_dir, index_copy, embedder, progress=False, query_texts=edited)
+    assert report.changed and report.embedded == 1
+    assert load_store(index_copy).query_texts == edited
+
+
+def test_an_engine_over_an_index_without_fixed_texts_encodes_them_itself(index_copy, sources_dir, embedder):
+    from knowledge.qa.service import QAEngine
+
+    build_index(sources_dir, index_copy, embedder, progress=False)  # as an older hwbot built it
+    assert load_store(index_copy).query_texts == []
+    engine = QAEngine(load_store(index_copy), embedder)
+    assert engine.fixed_texts.encoded > 50
+    assert engine.ask("What is a TPU?").citations
+
+
+def test_altered_fixed_text_vectors_are_caught(index_copy):
+    path = current_generation(index_copy) / "query_text_vectors.npy"
+    raw = bytearray(path.read_bytes())
+    raw[-3] ^= 0x10
+    path.write_bytes(bytes(raw))
+    with pytest.raises(IndexCorruptError, match="query_text_vectors.npy"):
         load_store(index_copy)
