@@ -28,7 +28,7 @@ repl: $(STAMP)
 	$(BIN)/hwbot repl
 
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 # Everything not marked slow (no processes, servers, wheels or whole-dev-set walks).
 test-fast: $(STAMP) lint

@@ -84,6 +84,12 @@ def cluster(request: pytest.FixtureRequest, built_index: Path, tmp_path_factory:
         assert BOT_TOKEN not in proc.log() and QUESTION not in proc.log()  # no secret, no message text
 
 
+#: The HTTP front (connection caps, deadlines, worker count) does not touch the state store:
+#: these run on one backend, SQLite; the backend-dependent tests run on both.
+front_only = pytest.mark.parametrize("cluster", ["sqlite"], indirect=True)
+
+
+@front_only
 def test_workers_flag_starts_that_many_worker_processes(cluster: Cluster) -> None:
     assert len(cluster.b.worker_pids()) == 2
     assert len(cluster.a.worker_pids()) == 1
@@ -179,6 +185,7 @@ def test_a_crash_after_the_post_is_not_answered_twice(cluster: Cluster) -> None:
     assert len(cluster.answers_to(event["ts"])) == 1
 
 
+@front_only
 def test_1100_idle_connections_do_not_stop_a_signed_event_from_being_acked(cluster: Cluster) -> None:
     idle: list[socket.socket] = []
     try:
@@ -210,6 +217,7 @@ def test_sigterm_drains_in_flight_work_before_the_worker_exits(cluster: Cluster)
     cluster.a.wait_healthy()
 
 
+@front_only
 def test_64_slowloris_and_64_slow_bodies_do_not_stop_a_signed_event_or_healthz(cluster: Cluster) -> None:
     """One client holds 128 half-sent requests on the two-worker deployment; Slack still gets its ack in time."""
     import time
