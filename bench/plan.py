@@ -90,11 +90,14 @@ class _Runner:
         """An index of the shipped notes, built and fresh (reusing the build section's)."""
         from indexer.lifecycle import update_index
         from knowledge.paths import SOURCES_DIR
+        from knowledge.qa.fixed_texts import query_side_texts
 
         index = self.work / "index"
         if self._shipped_index is not None and not index.exists():
             shutil.copytree(self._shipped_index, index)  # the same sources, already embedded: reuse, don't re-embed
-        update_index(index, SOURCES_DIR, default_sources=SOURCES_DIR, only_if_stale=True, embedder=self.embedder(), progress=False)
+        # with the answering side's fixed texts, as `hwbot index` builds it: a cold ask then finds it fresh
+        update_index(index, SOURCES_DIR, default_sources=SOURCES_DIR, only_if_stale=True, embedder=self.embedder(), progress=False,
+                     query_texts=query_side_texts())
         return index
 
     def engine(self) -> Any:

@@ -8,6 +8,8 @@ and reused for the retrieval-mode comparison.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import BaseModel
 
 from knowledge.evaluation.devset import DevItem, halves
@@ -31,11 +33,11 @@ class EvalReport(BaseModel):
     items: list[ItemResult]
 
 
-def judge(engine: QAEngine, item: DevItem, expand: dict[str, set[str]], half: str = "") -> ItemResult:
-    """Ask one dev question and judge the answer."""
+def judge(engine: QAEngine, item: DevItem, expand: dict[str, set[str]], half: str = "", answer: Answer | None = None) -> ItemResult:
+    """Ask one dev question (unless its ``answer`` is given) and judge the answer."""
     text, _ = engine.clean(item.question)
     qvec = engine.encode_query(text)
-    answer = engine.ask(item.question, query_vector=qvec)
+    answer = answer if answer is not None else engine.ask(item.question, query_vector=qvec)
     budget = engine.intent(text, qvec).max_sentences
     rel = relevant_ids(item, expand)
     body = answer.answer.lower()
@@ -103,11 +105,18 @@ def _row(mode: str, ranks: list[int | None]) -> RetrievalRow:
 
 
 
-def measure(engine: QAEngine, items: list[DevItem], *, with_retrieval: bool = True) -> EvalReport:
-    """Judge every question; report each half separately."""
+def measure(
+    engine: QAEngine, items: list[DevItem], *, with_retrieval: bool = True, answers: Mapping[str, Answer] | None = None
+) -> EvalReport:
+    """Judge every question; report each half separately.
+
+    ``answers`` (dev item id -> the engine's answer) spares asking again a caller that has
+    the answers already, e.g. to check other properties of the same answers.
+    """
     expand = cites_map(engine.store)
     h = halves(items)
-    results = [judge(engine, item, expand, h[item.id]) for item in items]
+    given = answers or {}
+    results = [judge(engine, item, expand, h[item.id], given.get(item.id)) for item in items]
     return EvalReport(
         tune=summarize("tune", [r for r in results if r.half == "tune"]),
         test=summarize("test", [r for r in results if r.half == "test"]),

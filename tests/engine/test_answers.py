@@ -29,10 +29,10 @@ def check_invariant(qa, answer) -> None:
 
 
 @pytest.mark.slow
-def test_invariant_and_budget_over_the_whole_dev_set(qa):
+def test_invariant_and_budget_over_the_whole_dev_set(qa, dev_answers):
     answered = 0
     for item in load_dev_set():
-        answer = qa.ask(item.question)
+        answer = dev_answers[item.id]
         assert answer.intent
         if answer.declined:
             assert answer.citations == [] and answer.sentences == []
