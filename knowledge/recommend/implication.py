@@ -23,14 +23,14 @@ frozen") cancels it.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from common.errors import HwbotError, RuleError
+from common.validation import Regex, compiled, load_rule_file
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 __all__ = ["IMPLIED_FILE", "Implied", "ImplicationRule", "Implications", "load_implications", "text_hits", "implied"]
@@ -38,26 +38,13 @@ __all__ = ["IMPLIED_FILE", "Implied", "ImplicationRule", "Implications", "load_i
 IMPLIED_FILE = Path(__file__).resolve().parent / "implied.toml"
 
 
-def _compiles(pattern: str) -> str:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from None
-    return pattern
-
-
 class Guard(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     #: words that, before a text match in the same clause, cancel it
-    before: str
+    before: Regex
     #: what ends a clause
-    clause: str
-
-    @field_validator("before", "clause")
-    @classmethod
-    def _ok(cls, value: str) -> str:
-        return _compiles(value)
+    clause: Regex
 
 
 class ImplicationRule(BaseModel):
@@ -82,9 +69,9 @@ class ImplicationRule(BaseModel):
         for f, pattern in self.evidence.items():
             if f not in FIELD_VALUES:
                 raise ValueError(f"rule {self.id}: evidence names {f!r}, not a profile field")
-            _compiles(pattern)
+            compiled(pattern)
         for pattern in self.text:
-            _compiles(pattern)
+            compiled(pattern)
         for f, v in self.then.items():
             if f not in FIELD_VALUES or v not in FIELD_VALUES[f] or v == UNKNOWN:
                 raise ValueError(f"rule {self.id}: then {f} = {v!r} is not a profile answer")
@@ -138,11 +125,7 @@ def _check_citations(rules: Implications) -> None:
 @lru_cache(maxsize=4)
 def load_implications(path: Path = IMPLIED_FILE, check_citations: bool = True) -> Implications:
     """Parse and validate the rules once per process; a broken file is a one-line RuleError."""
-    try:
-        rules = Implications.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-    except (OSError, tomllib.TOMLDecodeError, ValidationError, ValueError) as exc:
-        first = next((line for line in str(exc).splitlines() if "rule" in line or "pattern" in line), "")
-        raise RuleError(f"{path.name}: {first or str(exc).splitlines()[0]}") from None
+    rules = load_rule_file(path, Implications)
     if check_citations:
         try:
             _check_citations(rules)

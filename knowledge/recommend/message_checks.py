@@ -10,14 +10,13 @@ here loads a model, so the checks cost microseconds.
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from common.errors import RuleError
+from common.validation import Regex, load_rule_file
 
 __all__ = ["CHECKS_FILE", "MessageChecks", "load_checks", "language_of", "shape_of", "is_correction", "cloud_names"]
 
@@ -25,14 +24,6 @@ CHECKS_FILE = Path(__file__).resolve().parent / "message_checks.toml"
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 Shape = Literal["words", "no_words", "config"]
-
-
-def _pattern(value: str) -> str:
-    try:
-        re.compile(value)
-    except re.error as exc:
-        raise ValueError(f"pattern {value!r} does not compile: {exc}") from None
-    return value
 
 
 class Limits(BaseModel):
@@ -67,32 +58,19 @@ class ConfigShape(BaseModel):
 
     min_lines: int = Field(ge=2)
     share: float = Field(gt=0.0, le=1.0)
-    line: str
-
-    @field_validator("line")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        return _pattern(value)
+    line: Regex
 
 
 class Clouds(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    names: str
-    @field_validator("names")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        return _pattern(value)
+    names: Regex
 
 
 class Corrections(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    lead: str
-    @field_validator("lead")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        return _pattern(value)
+    lead: Regex
 
 
 class MessageChecks(BaseModel):
@@ -108,11 +86,7 @@ class MessageChecks(BaseModel):
 @lru_cache(maxsize=4)
 def load_checks(path: Path = CHECKS_FILE) -> MessageChecks:
     """Parse and validate once per process; a broken file is a one-line RuleError."""
-    try:
-        return MessageChecks.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-    except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
-        lines = str(exc).splitlines()
-        raise RuleError(f"{path.name}: {' '.join(lines[:3]) if lines else type(exc).__name__}") from None
+    return load_rule_file(path, MessageChecks)
 
 
 @lru_cache(maxsize=16)

@@ -96,3 +96,22 @@ def test_a_message_naming_every_cloud_asks_instead_of_picking() -> None:
 ])
 def test_corrections_are_recognized_by_their_opening(text: str, expected: bool) -> None:
     assert is_correction(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "named"),
+    [
+        ("[clouds]", "[clouds]\nextra = 1", "clouds.extra: unknown field"),
+        ("lead = '''^", "lead = '''(^", "corrections.lead: pattern"),  # an unclosed group
+    ],
+)
+def test_a_broken_checks_file_is_one_rule_error_line(tmp_path, old: str, new: str, named: str) -> None:  # type: ignore[no-untyped-def]
+    from common.errors import RuleError
+    from knowledge.recommend.message_checks import CHECKS_FILE, load_checks
+
+    bad = tmp_path / "message_checks.toml"
+    bad.write_text(CHECKS_FILE.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(RuleError) as err:
+        load_checks(bad)
+    line = str(err.value)
+    assert line.startswith("message_checks.toml: ") and named in line and "\n" not in line
