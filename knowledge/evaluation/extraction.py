@@ -37,7 +37,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from knowledge.evaluation.devset import EVAL_DIR, Half, stratified_halves
-from knowledge.evaluation.metrics import Rate
+from knowledge.evaluation.metrics import Rate, aligned
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 from knowledge.recommend.textual import Extraction, profile_from_text
 
@@ -145,14 +145,13 @@ class ExtractionHalf(BaseModel):
     failures: list[str] = Field(default_factory=list)
 
     def lines(self) -> list[str]:
-        return [
-            f"[{self.half}] {self.texts} texts",
-            f"[{self.half}] field accuracy:      {self.field_accuracy}",
-            f"[{self.half}] spurious fields:     {self.spurious}",
-            f"[{self.half}] confirmations asked: {self.confirmations}",
-            f"[{self.half}] silent texts clean:  {self.silent_clean}",
-            f"[{self.half}] extra questions:     {self.extra_questions}",
-        ]
+        return [f"[{self.half}] {self.texts} texts"] + aligned([
+            ("field accuracy", self.field_accuracy),
+            ("spurious fields", self.spurious),
+            ("confirmations asked", self.confirmations),
+            ("silent texts clean", self.silent_clean),
+            ("extra questions", self.extra_questions),
+        ], prefix=f"[{self.half}] ")
 
 
 def _summarize(half: str, judged: list[Judged], texts: dict[str, str]) -> ExtractionHalf:

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from common.errors import InputError
 from common.textio import read_text_file
 from common.validation import one_line_errors
-from knowledge.evaluation.metrics import Rate
+from knowledge.evaluation.metrics import Rate, aligned
 
 __all__ = [
     "FreshQuestion", "FreshMessage", "QuestionBatchReport", "MessageBatchReport",
@@ -139,13 +139,13 @@ class QuestionBatchReport(BaseModel):
     items: list[QuestionResult]
 
     def lines(self) -> list[str]:
-        return [
-            f"in-domain, the first sentence answers:  {self.first_sentence}",
-            f"in-domain, key terms anywhere, cited:   {self.anywhere_cited}",
-            f"multi-part, parts answered:             {self.parts_answered}",
-            f"false refusals:                         {self.false_refusal}",
-            f"out-of-domain declined:                 {self.ood_declined}",
-        ]
+        return aligned([
+            ("in-domain, the first sentence answers", self.first_sentence),
+            ("in-domain, key terms anywhere, cited", self.anywhere_cited),
+            ("multi-part, parts answered", self.parts_answered),
+            ("false refusals", self.false_refusal),
+            ("out-of-domain declined", self.ood_declined),
+        ])
 
 
 def score_questions(items: list[FreshQuestion], answers: Iterable[Mapping[str, Any]]) -> QuestionBatchReport:
@@ -200,12 +200,12 @@ class MessageBatchReport(BaseModel):
     items: list[MessageResult]
 
     def lines(self) -> list[str]:
-        return [
-            f"field recall (stated fields, right value): {self.recall}",
-            f"field precision (set fields that are right): {self.precision}",
-            f"messages understood exactly:               {self.exact}",
-            f"messages with an invented field:           {self.with_invented}",
-        ]
+        return aligned([
+            ("field recall (stated fields, right value)", self.recall),
+            ("field precision (set fields that are right)", self.precision),
+            ("messages understood exactly", self.exact),
+            ("messages with an invented field", self.with_invented),
+        ])
 
 
 def score_messages(items: list[FreshMessage], got: Iterable[Mapping[str, str]]) -> MessageBatchReport:

@@ -16,12 +16,14 @@ Definitions:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
 from knowledge.evaluation.devset import DevItem
 
-__all__ = ["wilson", "Rate", "ItemResult", "HalfReport", "RetrievalRow", "relevant_ids", "summarize"]
+__all__ = [
+    "aligned", "wilson", "Rate", "ItemResult", "HalfReport", "RetrievalRow", "relevant_ids", "summarize"]
 
 
 def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -34,6 +36,13 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
 
+
+
+def aligned(rows: Sequence[tuple[str, object]], prefix: str = "") -> list[str]:
+    """``label: value`` lines with every value in one column: the reports are read by eye,
+    figure against figure, so the column must not depend on how long each label is."""
+    width = max((len(label) for label, _ in rows), default=0) + 2
+    return [f"{prefix}{label + ':':<{width}}{value}" for label, value in rows]
 
 class Rate(BaseModel):
     k: int
@@ -97,15 +106,15 @@ class HalfReport(BaseModel):
     clean: Rate = Rate(k=0, n=0)
 
     def lines(self) -> list[str]:
-        out = [
-            f"[{self.half}] in-domain correct and cited: {self.in_correct_cited}",
-            f"[{self.half}] out-of-domain declined:      {self.ood_declined}",
-            f"[{self.half}] false refusals:              {self.false_refusal}",
-            f"[{self.half}] answer-lint violations:      {self.lint_violations}",
-            f"[{self.half}] first sentence answers:      {self.first_sentence}",
-            f"[{self.half}] multi-part, parts answered:  {self.parts_answered}",
-            f"[{self.half}] clean answers (lint):        {self.clean}",
-        ]
+        out = aligned([
+            ("in-domain correct and cited", self.in_correct_cited),
+            ("out-of-domain declined", self.ood_declined),
+            ("false refusals", self.false_refusal),
+            ("answer-lint violations", self.lint_violations),
+            ("first sentence answers", self.first_sentence),
+            ("multi-part, parts answered", self.parts_answered),
+            ("clean answers (lint)", self.clean),
+        ], prefix=f"[{self.half}] ")
         out += [f"[{self.half}]   {cat:<13} {rate}" for cat, rate in sorted(self.per_category.items())]
         return out
 
