@@ -80,6 +80,27 @@ class Confirm(_Patterns):
     contests: bool = False
 
 
+class Key(BaseModel):
+    """A form's label ("stage:", "opt_budget=", "- kernels:"): the line's value answers ``field``'s question.
+
+    People paste their situation as a list of labels and short values ("arch: settled",
+    "budget for compiler tuning: zero"); a value alone means little ("zero" of what?), but
+    under its label it is an intake answer, read with that field's answer-only words too."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    #: a regular expression searched in the label (lower-cased); the first key that matches wins
+    names: str = Field(min_length=1)
+    #: fields whose matches inside the value are part of this answer ("team: ex-Google JAX people")
+    shadows: tuple[str, ...] = ()
+
+    def check(self) -> None:
+        re.compile(self.names)
+        if self.field not in FIELD_VALUES or not set(self.shadows) <= set(FIELD_VALUES):
+            raise ValueError(f"key {self.names!r}: {self.field} or its shadows are not profile fields")
+
+
 class Counts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -102,6 +123,7 @@ class Vocabulary(BaseModel):
     context: ContextCues
     term: tuple[Term, ...]
     confirm: tuple[Confirm, ...] = ()
+    key: tuple[Key, ...] = ()
 
 
 class FieldEvidence(BaseModel):
@@ -145,7 +167,7 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
     """Parse and validate the vocabulary once per process; a broken file is a one-line RuleError."""
     try:
         vocab = Vocabulary.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-        for entry in (*vocab.term, *vocab.confirm):
+        for entry in (*vocab.term, *vocab.confirm, *vocab.key):
             entry.check()
         re.compile(vocab.counts.units)
         for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
@@ -228,6 +250,10 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         if values == {"both"}:
             start, end = min(h[2] for h in kept), max(h[3] for h in kept)
             return ("workload", "both", start, end, min(h[4] for h in kept)), False
+    if field == "team_expertise" and {"cuda", "xla"} <= values and values <= {"cuda", "xla", "both"}:
+        # "two CUDA folks and two ex-Google JAX people": a team strong in each is strong in both
+        start, end = min(h[2] for h in kept), max(h[3] for h in kept)
+        return ("team_expertise", "both", start, end, min(h[4] for h in kept)), False
     if field == "cloud" and "multi_cloud" in values:
         # "AWS + GCP, both clouds are here to stay", "hybrid: on-prem and AWS": the places named are its members
         kept = [h for h in kept if h[1] == "multi_cloud"]
@@ -236,6 +262,27 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         return None, True
     best = max(kept, key=lambda h: (h[3] - h[2], h[4]))
     return best, False
+
+
+#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4": one label and its value per line.
+_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)\s*[:=]\s*(?P<value>[^\n]*\S)", re.MULTILINE)
+
+
+def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:
+    """Each labelled line's answer (or its question) for the label's field, its value's span and shadows."""
+    out: list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]] = []
+    for m in _KEYED_LINE.finditer(text):
+        label = m.group("key").lower()
+        key = next((k for k in vocab.key if re.search(k.names, label)), None)
+        if key is None:
+            continue
+        start = m.start("value")
+        read = profile_from_text(m.group("value"), field=key.field, vocabulary=vocab)
+        found: FieldEvidence | Confirmation | None = read.fields.get(key.field) or next(iter(read.confirmations), None)
+        if found is not None:
+            shifted = found.model_copy(update={"span": (found.span[0] + start, found.span[1] + start)})
+            out.append((shifted, (start, m.end("value")), key.shadows))
+    return out
 
 
 def _question(field: str, value: str, evidence: str) -> str:
@@ -249,6 +296,8 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     terms, confirms, count, context = _compiled(vocab)
     found: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
+    keyed = _keyed(text, vocab) if field is None else []
+    shadowing.extend((s, e, shadows) for _, (s, e), shadows in keyed)
     for term, pattern in terms:
         if (field is not None and term.field != field) or (term.asked_only and term.field != field):
             continue
@@ -294,6 +343,15 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
             evidence = text[h[2]:h[3]]
             out.confirmations.append(Confirmation(field=h[0], value=h[1], span=(h[2], h[3]), evidence=evidence,
                                                   question=_question(h[0], h[1], evidence)))
+    for answer, _, _ in keyed:  # a labelled line answers its field's question: it overrules the free reading
+        out.confirmations = [c for c in out.confirmations if c.field != answer.field]
+        if isinstance(answer, FieldEvidence):
+            out.fields[answer.field] = answer
+            conflicted.discard(answer.field)
+        else:
+            out.fields.pop(answer.field, None)
+            out.confirmations.append(answer)
+            conflicted.discard(answer.field)
     for name in sorted(conflicted - set(out.fields)):
         values = sorted({h[1] for h in hits if h[0] == name})
         if not any(c.field == name for c in out.confirmations):
