@@ -250,8 +250,9 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         if values == {"both"}:
             start, end = min(h[2] for h in kept), max(h[3] for h in kept)
             return ("workload", "both", start, end, min(h[4] for h in kept)), False
-    if field == "team_expertise" and {"cuda", "xla"} <= values and values <= {"cuda", "xla", "both"}:
+    if field == "team_expertise" and len(values) > 1 and values <= {"cuda", "xla", "both"} and ({"cuda", "xla"} <= values or "both" in values):
         # "two CUDA folks and two ex-Google JAX people": a team strong in each is strong in both
+        # ("the team knows CUDA and XLA": its mention of CUDA alone is part of that)
         start, end = min(h[2] for h in kept), max(h[3] for h in kept)
         return ("team_expertise", "both", start, end, min(h[4] for h in kept)), False
     if field == "cloud" and "multi_cloud" in values:
