@@ -85,20 +85,21 @@ class Key(BaseModel):
 
     People paste their situation as a list of labels and short values ("arch: settled",
     "budget for compiler tuning: zero"); a value alone means little ("zero" of what?), but
-    under its label it is an intake answer, read with that field's answer-only words too.
-    The value answers that field only: "team: ex-Google JAX people" names no framework, and
-    "kernels: none at all" gives no engineering time."""
+    under its label it is an intake answer, read with that field's answer-only words too."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     field: str
     #: a regular expression searched in the label (lower-cased); the first key that matches wins
     names: str = Field(min_length=1)
+    #: fields whose matches inside the value are part of this answer ("team: ex-Google JAX people");
+    #: others stay ("cluster: 512 H100s on CoreWeave" names the cloud too)
+    shadows: tuple[str, ...] = ()
 
     def check(self) -> None:
         re.compile(self.names)
-        if self.field not in FIELD_VALUES:
-            raise ValueError(f"key {self.names!r}: {self.field} is not a profile field")
+        if self.field not in FIELD_VALUES or not set(self.shadows) <= set(FIELD_VALUES):
+            raise ValueError(f"key {self.names!r}: {self.field} or its shadows are not profile fields")
 
 
 class Counts(BaseModel):
@@ -282,7 +283,7 @@ def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmat
         found: FieldEvidence | Confirmation | None = read.fields.get(key.field) or next(iter(read.confirmations), None)
         if found is not None:
             shifted = found.model_copy(update={"span": (found.span[0] + start, found.span[1] + start)})
-            out.append((shifted, (start, m.end("value")), tuple(f for f in FIELD_VALUES if f != key.field)))
+            out.append((shifted, (start, m.end("value")), key.shadows))
     return out
 
 
