@@ -36,6 +36,7 @@ def test_a_label_the_vocabulary_does_not_know_reads_nothing_extra() -> None:
     ("We can free up a couple of days to experiment with compiler tuning, no more.", "days"),
     ("Nobody has spare cycles for porting anything this half.", "none"),
     ("Our backlog is slammed through the summer.", "none"),
+    ("Mostly an XLA crowd, and there are months to invest in this.", "weeks"),
 ])
 def test_engineering_time_is_a_duration_next_to_the_work_it_is_for(text: str, value: str) -> None:
     assert answers(text).get("optimization_time") == value
