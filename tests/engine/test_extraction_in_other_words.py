@@ -71,24 +71,24 @@ def test_a_skill_is_expertise_and_never_the_framework(text: str, team: str) -> N
     ("The custom CUDA ops are non-negotiable, the model diverges without them.", "custom_kernels", "critical"),
     ("We only use stock layers.", "custom_kernels", "none"),
     ("Our runs use roughly three thousand GPUs.", "scale", "massive"),
+    ("Reducing our serving costs is what leadership asks about.", "priority", "cost_at_scale"),
+    ("We ship two custom TensorRT plugins.", "custom_kernels", "some"),
 ])
 def test_judgement_fields_said_through_what_happens(text: str, field: str, value: str) -> None:
     assert answers(text).get(field) == value
 
 
-@pytest.mark.parametrize(("text", "field"), [
-    ("We serve the model; it is trained upstream by the research group.", "workload"),  # only inference stays
-    ("We used Keras until 2021. These days it is all JAX.", None),
-    ("We're not married to any cloud.", "cloud"),
-    ("We could potentially be multi-cloud next year.", "cloud"),
-    ("We serve a fine-tuned Mistral to our users.", "workload"),
-    ("Our stack is plain HF transformers.", "framework"),
+@pytest.mark.parametrize(("text", "absent", "kept"), [
+    ("We serve the model; it is trained upstream by the research group.", "", {"workload": "inference"}),
+    ("We used Keras until 2021. These days it is all JAX.", "", {"framework": "jax"}),
+    ("We're not married to any cloud.", "cloud", {}),
+    ("We could potentially be multi-cloud next year.", "cloud", {}),
+    ("We serve a fine-tuned Mistral to our users.", "", {"workload": "inference"}),
+    ("Our stack is plain HF transformers.", "framework", {}),
+    ("A colleague's lab rents TPU pods. Our own work is on one laptop GPU.", "", {"scale": "single_device"}),
+    ("IT wants to move all of us onto Azure someday; today we run on our own racks.", "", {"cloud": "on_prem"}),
 ])
-def test_someone_elses_work_the_past_and_a_plan_set_nothing(text: str, field: str | None) -> None:
+def test_someone_elses_work_the_past_and_a_plan_set_nothing(text: str, absent: str, kept: dict[str, str]) -> None:
     got = answers(text)
-    if text.startswith("We serve"):
-        assert got.get("workload") == "inference"
-    elif field is None:
-        assert got.get("framework") == "jax"
-    else:
-        assert field not in got
+    assert absent not in got
+    assert {f: got.get(f) for f in kept} == kept
