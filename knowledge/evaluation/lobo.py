@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from knowledge.evaluation.fresh import FreshMessage, load_fresh_batch, score_messages
-from knowledge.recommend.learned.combine import MODES, ClauseReader, extract_message
+from knowledge.recommend.learned.combine import MODES, ClauseReader, Mode, extract_message
 from knowledge.recommend.learned.data import CLAUSE_FILES, PHRASING_FILES
 from knowledge.recommend.reading import read_message
+from knowledge.recommend.textual import Extraction
 
 if TYPE_CHECKING:  # pragma: no cover
     from indexer.query_encoder import QueryEncoder
@@ -44,7 +45,7 @@ def _messages(path: Path) -> list[FreshMessage]:
     items = load_fresh_batch(path)
     if not items or not isinstance(items[0], FreshMessage):
         raise ValueError(f"{path.name}: a leave-one-batch-out needs message batches (text, expect)")
-    return items  # type: ignore[return-value]
+    return items
 
 
 def _write_calibration(batches: list[list[FreshMessage]], path: Path) -> None:
@@ -71,8 +72,10 @@ def leave_one_batch_out(paths: list[Path], encoder: "QueryEncoder", work: Path) 
                            data_files=CLAUSE_FILES + PHRASING_FILES + (calibration,))
         reader = ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False), heads=heads)
         for mode in MODES:
-            got = [{f: e.value for f, e in read_message(m.text, extract=lambda t: extract_message(t, reader, mode)).stated.items()}
-                   for m in held]
+            def extract(text: str, reader: ClauseReader = reader, mode: Mode = mode) -> Extraction:
+                return extract_message(text, reader, mode)
+
+            got = [{f: e.value for f, e in read_message(m.text, extract=extract).stated.items()} for m in held]
             r = score_messages(held, got)
             rows.append(LoboRow(held_out=path.stem, mode=mode, recall=r.recall.value, precision=r.precision.value,
                                 invented=r.with_invented.k, n=len(held)))

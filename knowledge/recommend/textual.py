@@ -168,8 +168,10 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
     """Parse and validate the vocabulary once per process; a broken file is a one-line RuleError."""
     try:
         vocab = Vocabulary.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
-        for entry in (*vocab.term, *vocab.confirm, *vocab.key):
+        for entry in (*vocab.term, *vocab.confirm):
             entry.check()
+        for key in vocab.key:
+            key.check()
         re.compile(vocab.counts.units)
         for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
             re.compile(pattern)
@@ -345,15 +347,14 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
             evidence = text[h[2]:h[3]]
             out.confirmations.append(Confirmation(field=h[0], value=h[1], span=(h[2], h[3]), evidence=evidence,
                                                   question=_question(h[0], h[1], evidence)))
-    for answer, _, _ in keyed:  # a labelled line answers its field's question: it overrules the free reading
-        out.confirmations = [c for c in out.confirmations if c.field != answer.field]
-        if isinstance(answer, FieldEvidence):
-            out.fields[answer.field] = answer
-            conflicted.discard(answer.field)
+    for labelled, _, _ in keyed:  # a labelled line answers its field's question: it overrules the free reading
+        out.confirmations = [c for c in out.confirmations if c.field != labelled.field]
+        conflicted.discard(labelled.field)
+        if isinstance(labelled, FieldEvidence):
+            out.fields[labelled.field] = labelled
         else:
-            out.fields.pop(answer.field, None)
-            out.confirmations.append(answer)
-            conflicted.discard(answer.field)
+            out.fields.pop(labelled.field, None)
+            out.confirmations.append(labelled)
     for name in sorted(conflicted - set(out.fields)):
         values = sorted({h[1] for h in hits if h[0] == name})
         if not any(c.field == name for c in out.confirmations):
