@@ -63,6 +63,7 @@ def test_a_skill_is_expertise_and_never_the_framework(text: str, team: str) -> N
     ("The shard reader runs well ahead of the GPUs.", "data_pipeline", "keeps_up"),
     ("Structural changes to the net happen on a daily basis.", "architecture_changes", "often"),
     ("Layout changes to the architecture are now rare.", "architecture_changes", "rarely"),
+    ("The network was frozen in January; we only retrain the last layer.", "architecture_changes", "rarely"),
     ("The recommender has been live since 2020.", "stage", "production"),
     ("We're hardening everything before the initial release.", "stage", "stabilizing"),
     ("Iteration speed >> cost for us.", "priority", "flexibility"),
