@@ -272,11 +272,16 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
 _KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)\s*[:=]\s*(?P<value>[^\n]*\S)", re.MULTILINE)
 
 
+_PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
+
+
 def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:
     """Each labelled line's answer (or its question) for the label's field, its value's span and shadows."""
     out: list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]] = []
     for m in _KEYED_LINE.finditer(text):
         label = m.group("key").lower()
+        if _PROSE.search(label):  # "our perf people split: some ...": a sentence with a colon, not a form
+            continue
         key = next((k for k in vocab.key if re.search(k.names, label)), None)
         if key is None:
             continue

@@ -88,6 +88,10 @@ def test_judgement_fields_said_through_what_happens(text: str, field: str, value
     ("Our stack is plain HF transformers.", "framework", {}),
     ("A colleague's lab rents TPU pods. Our own work is on one laptop GPU.", "", {"scale": "single_device"}),
     ("IT wants to move all of us onto Azure someday; today we run on our own racks.", "", {"cloud": "on_prem"}),
+    ("we dont run tensorflow", "framework", {}),
+    ("It is written in house, not torch/tf/jax.", "framework", {}),
+    ("our infra people disagree: some want XLA, some want Triton", "team_expertise", {}),  # prose with a colon, not a form
+    ("We don't have anyone who knows XLA.", "team_expertise", {}),
 ])
 def test_someone_elses_work_the_past_and_a_plan_set_nothing(text: str, absent: str, kept: dict[str, str]) -> None:
     got = answers(text)
