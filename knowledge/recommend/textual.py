@@ -11,6 +11,8 @@ a confidence. What is ambiguous is never guessed: it becomes a confirmation ques
   are its members);
 * ``asked_only`` patterns ("every week", "2 weeks", "none") count only when the text
   answers that field's question: the intake passes ``field=``;
+* a labelled line of a pasted form ("stage: research", "opt_budget=weeks") answers its
+  label's field (the ``[[key]]`` table): its value is read as that intake answer;
 * the words around a match decide whether it states the team's situation at all ("not on
   GCP", "thinking about JAX", "is FlashAttention available on TPU?"): see
   :mod:`knowledge.recommend.context`. A hedged match ("not sure if we use FlashAttention")
