@@ -139,12 +139,17 @@ def feedback(settings: HwbotSettings, since: str | None, as_json: bool) -> None:
               help="With --fresh messages: read them with the rules only, the learned heads only, or both.")
 @click.option("--extractor-split", is_flag=True,
               help="The extractor ablation (every variant) on the labelled clauses' validation and test splits.")
+@click.option("--lobo", type=_PATH, multiple=True,
+              help="Leave-one-batch-out over these message batches (repeat): heads calibrated on the others, scored on each.")
 @click.pass_obj
 def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, fresh: Path | None,
-          extractor: str, extractor_split: bool) -> None:
+          extractor: str, extractor_split: bool, lobo: tuple[Path, ...]) -> None:
     """Measure retrieval and abstention on the labelled dev set, or score one fresh batch."""
-    from bot.commands.eval import run_eval, run_extractor_split, run_fresh
+    from bot.commands.eval import run_eval, run_extractor_split, run_fresh, run_lobo
 
+    if lobo:
+        run_lobo(settings, list(lobo), as_json=as_json)
+        return
     if extractor_split:
         run_extractor_split(as_json=as_json, settings=settings)
         return

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from knowledge.evaluation.fresh import FreshMessage, FreshQuestion
     from knowledge.recommend.learned.combine import Mode
 
-__all__ = ["run_eval", "run_fresh", "format_table"]
+__all__ = ["run_eval", "run_fresh", "run_lobo", "format_table"]
 
 
 def format_table(rows) -> str:
@@ -125,6 +125,24 @@ def run_extractor_split(*, as_json: bool, settings: HwbotSettings) -> None:
         raise HwbotError(f"{READER_NOTICE}: the ablation needs the learned heads")
     rows = ablation_rows(reader)
     print(json.dumps([r.model_dump() for r in rows], indent=2) if as_json else format_rows(rows))
+
+
+def run_lobo(settings: HwbotSettings, paths: list[Path], *, as_json: bool) -> None:
+    """Each batch held out in turn: heads retrained (in a scratch directory) on the others, every variant scored."""
+    import tempfile
+
+    from knowledge.evaluation.lobo import format_lobo, leave_one_batch_out
+    from knowledge.index import EncoderUnavailable, clause_encoder
+
+    if len(paths) < 2:
+        raise HwbotError("--lobo needs at least two batches: each is scored with the heads fitted on the others")
+    try:
+        encoder = clause_encoder(settings.index_dir)
+    except EncoderUnavailable as exc:
+        raise HwbotError(f"the leave-one-batch-out retrains the heads, which needs the index's ONNX encoder, which {exc}") from None
+    with tempfile.TemporaryDirectory(prefix="hwbot-lobo-") as work:
+        rows = leave_one_batch_out(paths, encoder, Path(work))
+    print(json.dumps([r.model_dump() for r in rows], indent=2) if as_json else format_lobo(rows))
 
 
 def run_train_extractor(settings: HwbotSettings) -> None:

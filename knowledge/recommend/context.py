@@ -85,8 +85,8 @@ class CompiledContext:
         fill = rf"(?:\s+(?:{cues.filler}))*"
 
         def right_before(cue: str) -> re.Pattern[str]:
-            # the cue's reach spans one coordinated item: "not on AWS or GCP", "between AWS and GCP"
-            return re.compile(rf"(?:{cue}){fill}(?:\s+[\w.+-]+(?:\s+[\w.+-]+)?\s+(?:and|or|nor|vs\.?|versus){fill})?\s*$", re.IGNORECASE)
+            # the cue's reach spans a few coordinated items: "not on AWS or GCP", "between AWS and GCP", "not torch/tf/jax"
+            return re.compile(rf"(?:{cue}){fill}(?:\s*[\w.+-]+(?:\s+[\w.+-]+)?(?:\s+(?:and|or|nor|vs\.?|versus)|\s*/){fill}){{0,3}}\s*$", re.IGNORECASE)
 
         return cls(
             negation=right_before(cues.negation),

@@ -11,6 +11,8 @@ a confidence. What is ambiguous is never guessed: it becomes a confirmation ques
   are its members);
 * ``asked_only`` patterns ("every week", "2 weeks", "none") count only when the text
   answers that field's question: the intake passes ``field=``;
+* a labelled line of a pasted form ("stage: research", "opt_budget=weeks") answers its
+  label's field (the ``[[key]]`` table): its value is read as that intake answer;
 * the words around a match decide whether it states the team's situation at all ("not on
   GCP", "thinking about JAX", "is FlashAttention available on TPU?"): see
   :mod:`knowledge.recommend.context`. A hedged match ("not sure if we use FlashAttention")
@@ -80,6 +82,28 @@ class Confirm(_Patterns):
     contests: bool = False
 
 
+class Key(BaseModel):
+    """A form's label ("stage:", "opt_budget=", "- kernels:"): the line's value answers ``field``'s question.
+
+    People paste their situation as a list of labels and short values ("arch: settled",
+    "budget for compiler tuning: zero"); a value alone means little ("zero" of what?), but
+    under its label it is an intake answer, read with that field's answer-only words too."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    #: a regular expression searched in the label (lower-cased); the first key that matches wins
+    names: str = Field(min_length=1)
+    #: fields whose matches inside the value are part of this answer ("team: ex-Google JAX people");
+    #: others stay ("cluster: 512 H100s on CoreWeave" names the cloud too)
+    shadows: tuple[str, ...] = ()
+
+    def check(self) -> None:
+        re.compile(self.names)
+        if self.field not in FIELD_VALUES or not set(self.shadows) <= set(FIELD_VALUES):
+            raise ValueError(f"key {self.names!r}: {self.field} or its shadows are not profile fields")
+
+
 class Counts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -102,6 +126,7 @@ class Vocabulary(BaseModel):
     context: ContextCues
     term: tuple[Term, ...]
     confirm: tuple[Confirm, ...] = ()
+    key: tuple[Key, ...] = ()
 
 
 class FieldEvidence(BaseModel):
@@ -147,6 +172,8 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
         vocab = Vocabulary.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
         for entry in (*vocab.term, *vocab.confirm):
             entry.check()
+        for key in vocab.key:
+            key.check()
         re.compile(vocab.counts.units)
         for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
             re.compile(pattern)
@@ -228,6 +255,11 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         if values == {"both"}:
             start, end = min(h[2] for h in kept), max(h[3] for h in kept)
             return ("workload", "both", start, end, min(h[4] for h in kept)), False
+    if field == "team_expertise" and len(values) > 1 and values <= {"cuda", "xla", "both"} and ({"cuda", "xla"} <= values or "both" in values):
+        # "two CUDA folks and two ex-Google JAX people": a team strong in each is strong in both
+        # ("the team knows CUDA and XLA": its mention of CUDA alone is part of that)
+        start, end = min(h[2] for h in kept), max(h[3] for h in kept)
+        return ("team_expertise", "both", start, end, min(h[4] for h in kept)), False
     if field == "cloud" and "multi_cloud" in values:
         # "AWS + GCP, both clouds are here to stay", "hybrid: on-prem and AWS": the places named are its members
         kept = [h for h in kept if h[1] == "multi_cloud"]
@@ -236,6 +268,32 @@ def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
         return None, True
     best = max(kept, key=lambda h: (h[3] - h[2], h[4]))
     return best, False
+
+
+#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4": one label and its value per line.
+_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)\s*[:=]\s*(?P<value>[^\n]*\S)", re.MULTILINE)
+
+
+_PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
+
+
+def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:
+    """Each labelled line's answer (or its question) for the label's field, its value's span and shadows."""
+    out: list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]] = []
+    for m in _KEYED_LINE.finditer(text):
+        label = m.group("key").lower()
+        if _PROSE.search(label):  # "our perf people split: some ...": a sentence with a colon, not a form
+            continue
+        key = next((k for k in vocab.key if re.search(k.names, label)), None)
+        if key is None:
+            continue
+        start = m.start("value")
+        read = profile_from_text(m.group("value"), field=key.field, vocabulary=vocab)
+        found: FieldEvidence | Confirmation | None = read.fields.get(key.field) or next(iter(read.confirmations), None)
+        if found is not None:
+            shifted = found.model_copy(update={"span": (found.span[0] + start, found.span[1] + start)})
+            out.append((shifted, (start, m.end("value")), key.shadows))
+    return out
 
 
 def _question(field: str, value: str, evidence: str) -> str:
@@ -249,6 +307,8 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     terms, confirms, count, context = _compiled(vocab)
     found: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
+    keyed = _keyed(text, vocab) if field is None else []
+    shadowing.extend((s, e, shadows) for _, (s, e), shadows in keyed)
     for term, pattern in terms:
         if (field is not None and term.field != field) or (term.asked_only and term.field != field):
             continue
@@ -294,6 +354,14 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
             evidence = text[h[2]:h[3]]
             out.confirmations.append(Confirmation(field=h[0], value=h[1], span=(h[2], h[3]), evidence=evidence,
                                                   question=_question(h[0], h[1], evidence)))
+    for labelled, _, _ in keyed:  # a labelled line answers its field's question: it overrules the free reading
+        out.confirmations = [c for c in out.confirmations if c.field != labelled.field]
+        conflicted.discard(labelled.field)
+        if isinstance(labelled, FieldEvidence):
+            out.fields[labelled.field] = labelled
+        else:
+            out.fields.pop(labelled.field, None)
+            out.confirmations.append(labelled)
     for name in sorted(conflicted - set(out.fields)):
         values = sorted({h[1] for h in hits if h[0] == name})
         if not any(c.field == name for c in out.confirmations):

@@ -63,3 +63,9 @@ def test_eval_scores_a_message_batch_with_each_extractor_variant(hwbot_env, tmp_
     assert [r["got"] for r in got["rules"]["items"]] == [{"cloud": "other_single_cloud"}, {"framework": "jax"}]
     assert got["rules"]["items"] == got["combined"]["items"]  # the rules set cloud: the heads leave it
     assert got["heads"]["recall"]["n"] == 2 and got["heads"]["items"][0]["got"].get("cloud") != "other_single_cloud"
+
+
+def test_a_leave_one_batch_out_of_one_batch_is_a_one_line_error(hwbot_env, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    batch = tmp_path / "only.jsonl"
+    batch.write_text(json.dumps({"id": "m1", "text": "JAX shop", "expect": {"framework": "jax"}}) + "\n", encoding="utf-8")
+    assert_one_line_error(run(["eval", "--lobo", str(batch)], hwbot_env), 1, "--lobo needs at least two batches")

@@ -3,7 +3,7 @@
 Run as ``hwbot train-extractor`` (the CLI passes the index's ONNX encoder, so training sees
 exactly the vectors ``recommend --text`` will compute). Steps, all deterministic:
 
-1. every labelled clause (and one-clause phrasing, see :mod:`.data`) is encoded once;
+1. every labelled clause (and one-clause phrasing or labelled message, see :mod:`.data`) is encoded once;
 2. each head (one per field, plus the modifier head) is a multinomial logistic regression
    with L2, fitted by L-BFGS (scipy, at training time only) on the ``train`` split;
 3. each field's thresholds are chosen on the ``validation`` split, never on ``train``:
@@ -125,7 +125,12 @@ def train_heads(
 ) -> HeadsManifest:
     """Fit every head on ``train``, choose thresholds on ``validation``, write weights and manifest."""
     clauses = load_clauses(files)
-    items = clauses + load_phrasing_clauses(phrasings)
+    # the labelled whole messages that are one clause long join the field heads too (written by
+    # outsiders, in the words users send); those in ``train`` are then left out of the threshold
+    # calibration below, which must not be chosen on what was fitted
+    fresh = load_phrasing_clauses(calibration)
+    fitted = {i.text for i in fresh if part_of(i.id) == "train"}
+    items = clauses + load_phrasing_clauses(phrasings) + fresh
     x = np.asarray(encoder.encode([i.text for i in items], progress=False), dtype=np.float64)
     parts = np.array([part_of(i.id) for i in items])
     train, val = parts == "train", parts == "validation"
@@ -165,7 +170,8 @@ def train_heads(
     )
     reader = ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False),
                           heads=Heads(provisional, np.hstack([*blocks, w_mod])))
-    for name, (scores, rights) in message_readings(load_calibration_messages(calibration), reader).items():
+    unfitted = [(t, e) for t, e in load_calibration_messages(calibration) if t not in fitted]
+    for name, (scores, rights) in message_readings(unfitted, reader).items():
         pairs[name][0].extend(scores)
         pairs[name][1].extend(rights)
     for name, (scores, rights) in pairs.items():

@@ -1,0 +1,89 @@
+"""Leave-one-batch-out over labelled message batches: what the learned part is worth on a batch it never saw.
+
+The heads' thresholds are chosen on whole labelled messages (the fresh batches once measured,
+``phrasings_fresh.jsonl``), so scoring a batch that is also in that file says nothing about
+unseen wording. Here each batch in turn is held out: the heads are retrained with the *other*
+batches as their calibration messages (into a scratch directory; the committed weights are
+never touched), and the held-out batch is read by every extractor variant through the same
+reading step ``hwbot eval --fresh`` uses. The rules have no fitted parameters, so their rows
+are the same as ``eval --fresh --extractor rules``; whoever wrote them says which batches they
+looked at (``docs/quality.md``).
+
+Run as ``hwbot eval --lobo fm1.jsonl --lobo fm2.jsonl --lobo fm3.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from knowledge.evaluation.fresh import FreshMessage, load_fresh_batch, score_messages
+from knowledge.recommend.learned.combine import MODES, ClauseReader, Mode, extract_message
+from knowledge.recommend.learned.data import CLAUSE_FILES, PHRASING_FILES
+from knowledge.recommend.reading import read_message
+from knowledge.recommend.textual import Extraction
+
+if TYPE_CHECKING:  # pragma: no cover
+    from indexer.query_encoder import QueryEncoder
+
+__all__ = ["LoboRow", "leave_one_batch_out", "format_lobo"]
+
+
+class LoboRow(BaseModel):
+    held_out: str
+    mode: str
+    recall: float
+    precision: float
+    invented: int
+    n: int
+
+
+def _messages(path: Path) -> list[FreshMessage]:
+    items = load_fresh_batch(path)
+    if not items or not isinstance(items[0], FreshMessage):
+        raise ValueError(f"{path.name}: a leave-one-batch-out needs message batches (text, expect)")
+    return items
+
+
+def _write_calibration(batches: list[list[FreshMessage]], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for batch in batches:
+            for m in batch:
+                out.write(json.dumps({"id": m.id, "text": m.text, "expect": m.expect}, ensure_ascii=False) + "\n")
+
+
+def leave_one_batch_out(paths: list[Path], encoder: "QueryEncoder", work: Path) -> list[LoboRow]:
+    """For each batch: heads calibrated on the others, then every variant scored on it."""
+    from knowledge.recommend.learned.heads import load_heads
+    from knowledge.recommend.learned.train import train_heads
+
+    batches = [_messages(p) for p in paths]
+    rows = []
+    for k, (path, held) in enumerate(zip(paths, batches)):
+        fold = work / f"without_{path.stem}"
+        fold.mkdir(parents=True, exist_ok=True)
+        calibration = fold / "calibration.jsonl"
+        _write_calibration([b for j, b in enumerate(batches) if j != k], calibration)
+        train_heads(encoder, out_dir=fold, calibration=(calibration,))
+        heads = load_heads(fold, model_id=encoder.model_id, probe=encoder.probe(),
+                           data_files=CLAUSE_FILES + PHRASING_FILES + (calibration,))
+        reader = ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False), heads=heads)
+        for mode in MODES:
+            def extract(text: str, reader: ClauseReader = reader, mode: Mode = mode) -> Extraction:
+                return extract_message(text, reader, mode)
+
+            got = [{f: e.value for f, e in read_message(m.text, extract=extract).stated.items()} for m in held]
+            r = score_messages(held, got)
+            rows.append(LoboRow(held_out=path.stem, mode=mode, recall=r.recall.value, precision=r.precision.value,
+                                invented=r.with_invented.k, n=len(held)))
+    return rows
+
+
+def format_lobo(rows: list[LoboRow]) -> str:
+    head = f"{'held out':<10} {'variant':<9} {'recall':>6} {'precision':>9} {'invented':>9}"
+    lines = [head, "-" * len(head)]
+    lines += [f"{r.held_out:<10} {r.mode:<9} {r.recall:6.3f} {r.precision:9.3f} {f'{r.invented}/{r.n}':>9}" for r in rows]
+    return "\n".join(lines)

@@ -1,0 +1,99 @@
+"""What a team says in its own words, read by the real vocabulary (issue 20's weak spots).
+
+Every message here is new wording, written for these tests (none is a tuning message): a
+labelled form, time said as a duration next to the work it is for, skills that are not a
+framework, judgement fields said through what happens, and the words that keep a field
+from being set (another team's training, the past, a plan, "not married to").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.recommend import profile_from_text
+
+
+def answers(text: str) -> dict[str, str]:
+    return profile_from_text(text).answers()
+
+
+def test_a_pasted_form_is_read_line_by_line_as_intake_answers() -> None:
+    form = "- phase: R&D\n- model churn: most weeks\n- tuning budget: nil\n- people: a couple of XLA engineers, one CUDA person"
+    got = answers(form)
+    assert got["stage"] == "exploration" and got["architecture_changes"] == "often"
+    assert got["team_expertise"] == "both"
+    assert "framework" not in got  # the people line names skills, not what the code runs on
+    form2 = "Platform: Azure\nkernels: none at all\narch = settled since spring"
+    assert answers(form2) == {"cloud": "other_single_cloud", "custom_kernels": "none", "architecture_changes": "rarely"}
+
+
+def test_a_label_the_vocabulary_does_not_know_reads_nothing_extra() -> None:
+    assert answers("favourite colour: blue\nlunch: tacos") == {}
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Management approved a three-week spike to try porting our trainer to XLA.", "weeks"),
+    ("We can free up a couple of days to experiment with compiler tuning, no more.", "days"),
+    ("Nobody has spare cycles for porting anything this half.", "none"),
+    ("Our backlog is slammed through the summer.", "none"),
+    ("Mostly an XLA crowd, and there are months to invest in this.", "weeks"),
+])
+def test_engineering_time_is_a_duration_next_to_the_work_it_is_for(text: str, value: str) -> None:
+    assert answers(text).get("optimization_time") == value
+
+
+def test_a_duration_of_something_else_is_no_engineering_time() -> None:
+    assert "optimization_time" not in answers("Each pretraining run lasts about three weeks on our cluster.")
+
+
+@pytest.mark.parametrize(("text", "team"), [
+    ("Our engineers are fluent in JAX and XLA.", "xla"),
+    ("A few of us are comfortable with CUDA.", "cuda"),
+    ("The group is experienced with both CUDA and JAX.", "both"),
+    ("No one on staff has touched CUDA or XLA.", "neither"),
+])
+def test_a_skill_is_expertise_and_never_the_framework(text: str, team: str) -> None:
+    got = answers(text)
+    assert got.get("team_expertise") == team
+    assert "framework" not in got
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    ("Our tokenizer workers cannot keep pace with the accelerators.", "data_pipeline", "cannot_keep_up"),
+    ("The shard reader runs well ahead of the GPUs.", "data_pipeline", "keeps_up"),
+    ("Structural changes to the net happen on a daily basis.", "architecture_changes", "often"),
+    ("Layout changes to the architecture are now rare.", "architecture_changes", "rarely"),
+    ("The network was frozen in January; we only retrain the last layer.", "architecture_changes", "rarely"),
+    ("The recommender has been live since 2020.", "stage", "production"),
+    ("We're hardening everything before the initial release.", "stage", "stabilizing"),
+    ("Iteration speed >> cost for us.", "priority", "flexibility"),
+    ("We sit somewhere in the middle on cost versus agility.", "priority", "balanced"),
+    ("Our fused CUDA ops have stock implementations as well, just slower.", "custom_kernels", "some"),
+    ("The custom CUDA ops are non-negotiable, the model diverges without them.", "custom_kernels", "critical"),
+    ("We only use stock layers.", "custom_kernels", "none"),
+    ("Our runs use roughly three thousand GPUs.", "scale", "massive"),
+    ("Reducing our serving costs is what leadership asks about.", "priority", "cost_at_scale"),
+    ("We ship two custom TensorRT plugins.", "custom_kernels", "some"),
+])
+def test_judgement_fields_said_through_what_happens(text: str, field: str, value: str) -> None:
+    assert answers(text).get(field) == value
+
+
+@pytest.mark.parametrize(("text", "absent", "kept"), [
+    ("We serve the model; it is trained upstream by the research group.", "", {"workload": "inference"}),
+    ("We used Keras until 2021. These days it is all JAX.", "", {"framework": "jax"}),
+    ("We're not married to any cloud.", "cloud", {}),
+    ("We could potentially be multi-cloud next year.", "cloud", {}),
+    ("We serve a fine-tuned Mistral to our users.", "", {"workload": "inference"}),
+    ("Our stack is plain HF transformers.", "framework", {}),
+    ("A colleague's lab rents TPU pods. Our own work is on one laptop GPU.", "", {"scale": "single_device"}),
+    ("IT wants to move all of us onto Azure someday; today we run on our own racks.", "", {"cloud": "on_prem"}),
+    ("we dont run tensorflow", "framework", {}),
+    ("It is written in house, not torch/tf/jax.", "framework", {}),
+    ("our infra people disagree: some want XLA, some want Triton", "team_expertise", {}),  # prose with a colon, not a form
+    ("We don't have anyone who knows XLA.", "team_expertise", {}),
+])
+def test_someone_elses_work_the_past_and_a_plan_set_nothing(text: str, absent: str, kept: dict[str, str]) -> None:
+    got = answers(text)
+    assert absent not in got
+    assert {f: got.get(f) for f in kept} == kept
