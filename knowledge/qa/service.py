@@ -32,7 +32,7 @@ from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
 from knowledge.qa.answers import Answer
 from knowledge.qa.asks import Ask, answer_type, focus_of, split_asks
-from knowledge.qa.compose import compose, is_verdict, mentions_domain, side_of
+from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
@@ -40,6 +40,7 @@ from knowledge.qa.joining import join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
+from knowledge.qa.sides import is_verdict, mentions_domain, side_of
 
 __all__ = ["QAEngine", "Observation"]
 
