@@ -32,6 +32,7 @@ from indexer.ondisk import Store, StoredChunk
 from knowledge.qa.answers import AnswerSentence, Citation
 from knowledge.qa.asks import Ask
 from knowledge.qa.intent import CHOICE_INTENTS, Intent
+from knowledge.qa.lead_model import feature_rows, lead_model
 from knowledge.qa.leads import answers_ask, is_hedge
 from knowledge.qa.lexical import tokenize
 from knowledge.qa.params import AnswerParams
@@ -56,6 +57,9 @@ class Candidate:
     relevance: float
     vector: np.ndarray
     form: float = 0.0  # cosine of the question with this sentence's closest question form
+    cos: float = 0.0  # cosine of the question with the sentence itself
+    overlap: float = 0.0  # the question's rare words the sentence shares (idf-weighted share)
+    lead: float = 0.0  # how likely it answers the ask, by the fitted lead model (knowledge.qa.lead_model)
 
 
 _IDF: dict[int, tuple[Store, dict[str, float]]] = {}
@@ -105,7 +109,7 @@ def _candidates(
             rel = float(cos[pos]) + params.lexical_weight * overlap + params.rank_prior / (hit.rank + 1)
             form = (form_scores or {}).get(text, 0.0)
             rel += params.form_weight * max(0.0, form)
-            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form))
+            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form, float(cos[pos]), overlap))
     return out
 
 
@@ -186,8 +190,14 @@ def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool 
     top = max(c.relevance for c in pool)
     preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * (0.6 if strict or wide else 0.8)]
     if preferred or strict:
-        return max(preferred, key=lambda c: c.relevance, default=None)
-    return max([c for c in pool if not is_hedge(c.text)] or pool, key=lambda c: c.relevance)
+        return max(preferred, key=_lead_key, default=None)
+    return max([c for c in pool if not is_hedge(c.text)] or pool, key=_lead_key)
+
+
+def _lead_key(c: Candidate) -> tuple[float, float]:
+    """The fitted lead model's score (:mod:`knowledge.qa.lead_model`), relevance breaking ties
+    (and deciding alone while no model is fitted, when every score is 0)."""
+    return (c.lead, c.relevance)
 
 
 def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
@@ -295,6 +305,10 @@ def compose(
     cands = [c for c in _candidates(question, qvec, hits, store, params, form_scores) if c.text not in used]
     if not cands or intent.max_sentences <= 0:
         return [], []
+    model = lead_model()
+    if model is not None and ask is not None:
+        for c, score in zip(cands, model.score(feature_rows(cands, store, ask.type, ask.options))):
+            c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
     two_sided = ask is None or ask.type == "compare"
     if intent.name in CHOICE_INTENTS and intent.max_sentences > 1 and two_sided:

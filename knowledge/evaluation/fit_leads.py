@@ -1,0 +1,111 @@
+"""Fit the lead model (:mod:`knowledge.qa.lead_model`) on the sentence forms.
+
+Every question form of a sentence that may lead is asked as a question, through the same
+intent, ask type, retrieval and candidate scoring an answer uses, with that form's own row
+left out of the forms signal (an unseen question never matches a form word for word). The
+sentence the form belongs to is the right lead; every other candidate that could lead is a
+wrong one. A conditional logit (softmax over each question's candidates, L2-penalized) is
+fitted by gradient descent on standardized features: ten weights from ~900 labelled
+questions, so there is little room to overfit.
+
+Forms are grouped by sentence, and ``holdout`` takes every fifth sentence out of the fit,
+to report how often the model's top candidate is the right one on sentences it never saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from knowledge.qa.asks import answer_type, options_of
+from knowledge.qa.compose import _candidates
+from knowledge.qa.lead_model import FEATURES, LeadModel, feature_rows
+from knowledge.qa.service import QAEngine
+from knowledge.qa.standalone import dangling_opener
+
+__all__ = ["LeadGroup", "collect_groups", "fit_lead_model", "top1", "to_toml"]
+
+
+@dataclass(frozen=True)
+class LeadGroup:
+    """One form asked as a question: its candidates' feature rows and which row is its sentence."""
+
+    sentence: int  # index of the sentence in the store's forms
+    rows: np.ndarray
+    right: int
+    relevance: np.ndarray  # the candidates' relevance as the answerer scores it (the baseline)
+
+
+def collect_groups(engine: QAEngine) -> tuple[list[LeadGroup], int]:
+    """The labelled groups, and how many forms were skipped (their sentence was not among the candidates)."""
+    store = engine.store
+    groups: list[LeadGroup] = []
+    skipped = 0
+    for si, entry in enumerate(store.forms):
+        if not entry.lead:
+            continue
+        for j, form in enumerate(entry.forms):
+            row = entry.row + j
+            qvec = np.asarray(store.form_vectors[row], dtype=np.float32)
+            intent = engine.intents.classify(form, qvec)
+            hits, evidence = engine.retriever.search(form, qvec, k=engine.retrieval_depth(intent), exclude_form=row)
+            cands = _candidates(form, qvec, hits, store, engine.params.answer, evidence.form_scores)
+            cands = [c for c in cands if dangling_opener(c.text) is None and engine.retriever.forms.can_lead(c.text)]
+            right = next((i for i, c in enumerate(cands) if c.text == entry.sentence), None)
+            if right is None or len(cands) < 2:
+                skipped += 1
+                continue
+            kind = answer_type(form, intent.name)
+            rows = feature_rows(cands, store, kind, options_of(form))
+            groups.append(LeadGroup(si, rows, right, np.asarray([c.relevance for c in cands])))
+    return groups, skipped
+
+
+def fit_lead_model(groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 3000, lr: float = 0.5) -> LeadModel:
+    """The conditional logit's weights on standardized features."""
+    x = np.concatenate([g.rows for g in groups])
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    z = (x - mean) / scale
+    starts = np.cumsum([0] + [len(g.rows) for g in groups[:-1]])
+    owner = np.repeat(np.arange(len(groups)), [len(g.rows) for g in groups])
+    y = np.zeros(len(z))
+    y[starts + np.asarray([g.right for g in groups])] = 1.0
+    w = np.zeros(z.shape[1])
+    for _ in range(steps):
+        s = z @ w
+        s = s - np.maximum.reduceat(s, starts)[owner]
+        e = np.exp(s)
+        p = e / np.add.reduceat(e, starts)[owner]
+        grad = z.T @ (p - y) / len(groups) + l2 * w
+        w -= lr * grad
+    return LeadModel(
+        fitted_on=f"{len(groups)} question forms of knowledge/sources/forms (own form left out)",
+        mean={f: round(float(v), 6) for f, v in zip(FEATURES, mean)},
+        scale={f: round(float(v), 6) for f, v in zip(FEATURES, scale)},
+        weights={f: round(float(v), 6) for f, v in zip(FEATURES, w)},
+    )
+
+
+def top1(groups: list[LeadGroup], model: LeadModel | None) -> float:
+    """Share of groups whose best candidate (by the model, else by relevance) is the right sentence."""
+    if not groups:
+        return 0.0
+    hits = 0
+    for g in groups:
+        scores = model.score(g.rows) if model is not None else g.relevance
+        hits += int(int(np.argmax(scores)) == g.right)
+    return hits / len(groups)
+
+
+def to_toml(model: LeadModel) -> str:
+    lines = [
+        "# The lead model's weights: fitted by `hwbot fit-leads` (knowledge.evaluation.fit_leads).",
+        "# Do not edit by hand; refit after changing the notes, their forms or the features.",
+        f'fitted_on = "{model.fitted_on}"',
+    ]
+    for name in ("mean", "scale", "weights"):
+        lines += ["", f"[{name}]"] + [f"{f} = {getattr(model, name)[f]}" for f in FEATURES]
+    return "\n".join(lines) + "\n"
