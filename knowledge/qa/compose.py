@@ -289,6 +289,19 @@ def _plain(
     return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
 
 
+def _open_comparison(question: str, cands: list[Candidate]) -> bool:
+    """A comparison asked in general ("gpu or tpu?"), not on one point ("more mature stack: gpu or tpu?").
+
+    It is on a point when it names something beyond the accelerators and the generic words of
+    ``data/compose.toml``, and the lead model's best sentence for it is not a verdict: that
+    sentence answers the point, and "For GPUs / For TPUs" sides would bury it.
+    """
+    if not set(tokenize(question)) - vocabulary().generic:
+        return True
+    usable = [c for c in cands if not is_hedge(c.text) and dangling_opener(c.text) is None]
+    return not usable or is_verdict(max(usable, key=_lead_key).text)
+
+
 def compose(
     question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None,
     *, ask: Ask | None = None, form_scores: dict[str, float] | None = None, can_lead: Callable[[str], bool] = lambda s: True,
@@ -310,7 +323,7 @@ def compose(
         for c, score in zip(cands, model.score(feature_rows(cands, store, ask.type, ask.options))):
             c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
-    two_sided = ask is None or ask.type == "compare"
+    two_sided = ask is None or (ask.type == "compare" and _open_comparison(question, cands))
     if intent.name in CHOICE_INTENTS and intent.max_sentences > 1 and two_sided:
         chosen = _choice(cands, intent, params)
     elif intent.name in CHOICE_INTENTS and two_sided:
