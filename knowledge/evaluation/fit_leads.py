@@ -14,6 +14,7 @@ to report how often the model's top candidate is the right one on sentences it n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,13 +38,15 @@ class LeadGroup:
     relevance: np.ndarray  # the candidates' relevance as the answerer scores it (the baseline)
 
 
-def collect_groups(engine: QAEngine) -> tuple[list[LeadGroup], int]:
-    """The labelled groups, and how many forms were skipped (their sentence was not among the candidates)."""
+def collect_groups(engine: QAEngine, keep: Callable[[int], bool] | None = None) -> tuple[list[LeadGroup], int]:
+    """The labelled groups, and how many forms were skipped (their sentence was not among the candidates).
+
+    ``keep(i)`` picks the sentences (by index in the store's forms) whose forms are asked; all by default."""
     store = engine.store
     groups: list[LeadGroup] = []
     skipped = 0
     for si, entry in enumerate(store.forms):
-        if not entry.lead:
+        if not entry.lead or (keep is not None and not keep(si)):
             continue
         for j, form in enumerate(entry.forms):
             row = entry.row + j
