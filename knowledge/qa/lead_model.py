@@ -18,6 +18,7 @@ the forms signal): a form says which sentence answers it, which is exactly the l
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -66,7 +67,10 @@ class LeadModel(BaseModel):
         return self
 
     def vectors(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return tuple(np.asarray([t[f] for f in FEATURES], dtype=np.float64) for t in (self.mean, self.scale, self.weights))  # type: ignore[return-value]
+        def vec(table: dict[str, float]) -> np.ndarray:
+            return np.asarray([table[f] for f in FEATURES], dtype=np.float64)
+
+        return vec(self.mean), vec(self.scale), vec(self.weights)
 
     def score(self, rows: np.ndarray) -> np.ndarray:
         mean, scale, weights = self.vectors()
@@ -97,7 +101,7 @@ def generality(store: Store) -> np.ndarray:
     return out
 
 
-def feature_rows(cands: list[_Scored], store: Store, kind: str, options: tuple[str, ...] = ()) -> np.ndarray:
+def feature_rows(cands: Sequence[_Scored], store: Store, kind: str, options: tuple[str, ...] = ()) -> np.ndarray:
     """One row of ``FEATURES`` per candidate."""
     mean = generality(store)
     rows = []
