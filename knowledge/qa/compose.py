@@ -320,7 +320,7 @@ def compose(
         return [], []
     model = lead_model()
     if model is not None and ask is not None:
-        for c, score in zip(cands, model.score(feature_rows(cands, store, ask.type, ask.options))):
+        for c, score in zip(cands, model.score(feature_rows(cands, store, qvec, ask.type, ask.options))):
             c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
     two_sided = ask is None or (ask.type == "compare" and _open_comparison(question, cands))

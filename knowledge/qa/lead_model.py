@@ -34,11 +34,20 @@ __all__ = ["FEATURES", "LeadModel", "lead_model", "feature_rows", "generality"]
 
 _FILE = Path(__file__).with_name("data") / "lead_model.toml"
 
-FEATURES = ("cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length")
+FEATURES = (
+    "cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length",
+    "heading", "best_form", "best_cos",
+)
+
+
+class _Chunk(Protocol):
+    @property
+    def heading_row(self) -> int: ...
 
 
 class _Scored(Protocol):
     text: str
+    chunk: _Chunk
     cos: float
     overlap: float
     form: float
@@ -101,15 +110,22 @@ def generality(store: Store) -> np.ndarray:
     return out
 
 
-def feature_rows(cands: Sequence[_Scored], store: Store, kind: str, options: tuple[str, ...] = ()) -> np.ndarray:
-    """One row of ``FEATURES`` per candidate."""
+def feature_rows(
+    cands: Sequence[_Scored], store: Store, qvec: np.ndarray, kind: str, options: tuple[str, ...] = ()
+) -> np.ndarray:
+    """One row of ``FEATURES`` per candidate (``qvec``: the question's embedding)."""
     mean = generality(store)
+    best_form = max((c.form for c in cands), default=0.0)
+    best_cos = max((c.cos for c in cands), default=0.0)
     rows = []
     for c in cands:
         generic = float(c.vector @ mean) if mean.shape == c.vector.shape else 0.0
+        row = c.chunk.heading_row
+        heading = float(store.heading_vectors[row] @ qvec) if 0 <= row < len(store.heading_vectors) else 0.0
         rows.append([
             c.cos, c.overlap, max(0.0, c.form), 1.0 / (c.rank + 1), generic,
             float(answers_ask(kind, c.text, options)), float(is_verdict(c.text)), float(is_hedge(c.text)),
             float(c.position == 0), min(len(c.text.split()), 60) / 60.0,
+            heading, float(c.form >= best_form), float(c.cos >= best_cos),
         ])
     return np.asarray(rows, dtype=np.float64).reshape(len(cands), len(FEATURES))
