@@ -19,23 +19,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from knowledge.qa.asks import answer_type, options_of
+from knowledge.evaluation.fresh import FreshQuestion, has_term
+from knowledge.qa.asks import answer_type, options_of, split_asks
 from knowledge.qa.compose import _candidates
 from knowledge.qa.lead_model import FEATURES, LeadModel, feature_rows
 from knowledge.qa.service import QAEngine
 from knowledge.qa.standalone import dangling_opener
 
-__all__ = ["LeadGroup", "collect_groups", "fit_lead_model", "top1", "to_toml"]
+__all__ = ["LeadGroup", "collect_groups", "question_groups", "fit_lead_model", "top1", "to_toml"]
 
 
 @dataclass(frozen=True)
 class LeadGroup:
     """One form asked as a question: its candidates' feature rows and which row is its sentence."""
 
-    sentence: int  # index of the sentence in the store's forms
+    sentence: int  # index of the sentence in the store's forms (-1: a labelled batch question)
     rows: np.ndarray
-    right: int
+    right: int  # a right lead (for top-1)
     relevance: np.ndarray  # the candidates' relevance as the answerer scores it (the baseline)
+    #: every right lead (a batch question's key terms may all be in several sentences)
+    rights: tuple[int, ...] = ()
+    #: how much the group counts in the fit
+    weight: float = 1.0
+
+    def is_right(self, i: int) -> bool:
+        return i == self.right or i in self.rights
 
 
 def collect_groups(engine: QAEngine, keep: Callable[[int], bool] | None = None) -> tuple[list[LeadGroup], int]:
@@ -65,6 +73,32 @@ def collect_groups(engine: QAEngine, keep: Callable[[int], bool] | None = None) 
     return groups, skipped
 
 
+def question_groups(engine: QAEngine, items: list[FreshQuestion], weight: float = 1.0) -> list[LeadGroup]:
+    """Groups from a labelled batch: each in-domain, single-ask question asked as the answerer
+    asks it; a right lead is a candidate holding all its key terms (questions with none skipped)."""
+    store = engine.store
+    groups: list[LeadGroup] = []
+    for item in items:
+        if item.domain != "in" or not item.terms or item.parts:
+            continue
+        text = engine.clean(item.question)[0]
+        asks, _, _ = split_asks(text)
+        if len(asks) != 1:
+            continue
+        question = asks[0].text
+        qvec = engine.encode_query(question)
+        intent = engine.intents.classify(question, qvec)
+        hits, evidence, _ = engine.retrieve(question, qvec=qvec, k=engine.retrieval_depth(intent))
+        cands = _candidates(question, qvec, hits, store, engine.params.answer, evidence.form_scores)
+        cands = [c for c in cands if dangling_opener(c.text) is None and engine.retriever.forms.can_lead(c.text)]
+        rights = tuple(i for i, c in enumerate(cands) if all(has_term(c.text, t) for t in item.terms))
+        if not rights or len(rights) == len(cands):
+            continue
+        rows = feature_rows(cands, store, qvec, answer_type(question, intent.name), options_of(question))
+        groups.append(LeadGroup(-1, rows, rights[0], np.asarray([c.relevance for c in cands]), rights, weight))
+    return groups
+
+
 def fit_lead_model(groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50) -> LeadModel:
     """The conditional logit's weights on standardized features, by Newton's method (a dozen
     weights: the exact Hessian is cheap, and unlike plain gradient descent it converges on
@@ -78,8 +112,12 @@ def fit_lead_model(groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50
     starts = np.cumsum([0] + sizes[:-1])
     owner = np.repeat(np.arange(len(groups)), sizes)
     y = np.zeros(len(z))
-    y[starts + np.asarray([g.right for g in groups])] = 1.0
-    n = len(groups)
+    for start, g in zip(starts, groups):
+        rights = sorted(set(g.rights) | {g.right})
+        y[start + np.asarray(rights)] = 1.0 / len(rights)
+    gw = np.asarray([g.weight for g in groups])
+    rw = gw[owner]
+    n = float(gw.sum())
 
     def probabilities(w: np.ndarray) -> np.ndarray:
         s = z @ w
@@ -87,14 +125,14 @@ def fit_lead_model(groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50
         return e / np.add.reduceat(e, starts)[owner]
 
     def loss(w: np.ndarray) -> float:
-        return float(-np.log(probabilities(w)[y == 1] + 1e-300).sum() / n + 0.5 * l2 * w @ w)
+        return float(-(rw * y * np.log(probabilities(w) + 1e-300)).sum() / n + 0.5 * l2 * w @ w)
 
     w = np.zeros(z.shape[1])
     for _ in range(steps):
         p = probabilities(w)
-        grad = z.T @ (p - y) / n + l2 * w
+        grad = z.T @ (rw * (p - y)) / n + l2 * w
         group_mean = np.add.reduceat(z * p[:, None], starts)  # per group, E_p[z]
-        hess = (z * p[:, None]).T @ z - group_mean.T @ group_mean
+        hess = (z * (rw * p)[:, None]).T @ z - (group_mean * gw[:, None]).T @ group_mean
         hess = hess / n + l2 * np.eye(len(w))
         step = np.linalg.solve(hess, grad)
         t, before = 1.0, loss(w)
@@ -118,7 +156,7 @@ def top1(groups: list[LeadGroup], model: LeadModel | None) -> float:
     hits = 0
     for g in groups:
         scores = model.score(g.rows) if model is not None else g.relevance
-        hits += int(int(np.argmax(scores)) == g.right)
+        hits += int(g.is_right(int(np.argmax(scores))))
     return hits / len(groups)
 
 
