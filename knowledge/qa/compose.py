@@ -45,6 +45,10 @@ __all__ = [
     "mentions_domain",
 ]
 
+#: Ask types whose lead the lead model picks among all sentences that may lead; the others
+#: must lead with a sentence of their shape (an explicit polarity, the option named, an action,
+#: a verdict) and the model only ranks those.
+_MODEL_LEADS = frozenset({"why", "how", "list", "does_matter", "diagnose", "realistic", "watch", "compare"})
 _DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
 
 
@@ -264,7 +268,11 @@ def _plain(
 
         # a how-to-fix ask has no answer when no relevant sentence says what to do
         # a team's trouble told at length: its situation outweighs its ask in relevance
-        lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
+        if kind in _MODEL_LEADS and any(c.lead for c in cands):
+            # the fitted lead model weighs the ask fit with every other signal (knowledge.qa.lead_model)
+            lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s) and not is_hedge(s), wide=told)
+        else:
+            lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
     elif intent.name == "definition" and intent.decided_by.startswith("cue"):
         # Only a question worded "what is X" / "what does X stand for" prefers a defining
         # sentence; "who makes TPUs?" (a definition by its nearest prototype) wants the
@@ -292,11 +300,13 @@ def _plain(
 def _open_comparison(question: str, cands: list[Candidate]) -> bool:
     """A comparison asked in general ("gpu or tpu?"), not on one point ("more mature stack: gpu or tpu?").
 
-    It is on a point when it names something beyond the accelerators and the generic words of
-    ``data/compose.toml``, and the lead model's best sentence for it is not a verdict: that
-    sentence answers the point, and "For GPUs / For TPUs" sides would bury it.
+    It is on a point when it sets the two accelerators against each other, names something beyond
+    them and the generic words of ``data/compose.toml``, and the lead model's best sentence for it
+    is not a verdict: that sentence answers the point, and "For GPUs / For TPUs" sides would bury
+    it. A question naming one side ("when should we pick a TPU?") asks for a verdict.
     """
-    if not set(tokenize(question)) - vocabulary().generic:
+    voc = vocabulary()
+    if not (voc.gpu.search(question) and voc.tpu.search(question)) or not set(tokenize(question)) - voc.generic:
         return True
     usable = [c for c in cands if not is_hedge(c.text) and dangling_opener(c.text) is None]
     return not usable or is_verdict(max(usable, key=_lead_key).text)

@@ -5,7 +5,7 @@ often another one from the same section, and a generic opener ("choosing between
 a TPU is a balance ...") is close to every question about the choice. Rather than one more
 phrase rule per failure, the lead is ranked by a conditional-logit model over signals the
 answerer already has: the sentence's cosine with the question, the rare words they share,
-its closest question form, its chunk's rank, how generic it is (its mean cosine with every
+its closest question form, its chunk's rank, its section heading's cosine, how generic it is (its mean cosine with every
 sentence of the notes), whether it does what the ask type needs (``knowledge.qa.leads``),
 whether it is a verdict, a hedge, or a section's first sentence.
 
@@ -34,10 +34,7 @@ __all__ = ["FEATURES", "LeadModel", "lead_model", "feature_rows", "generality"]
 
 _FILE = Path(__file__).with_name("data") / "lead_model.toml"
 
-FEATURES = (
-    "cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length",
-    "heading", "best_form", "best_cos",
-)
+FEATURES = ("cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length", "heading")
 
 
 class _Chunk(Protocol):
@@ -115,8 +112,6 @@ def feature_rows(
 ) -> np.ndarray:
     """One row of ``FEATURES`` per candidate (``qvec``: the question's embedding)."""
     mean = generality(store)
-    best_form = max((c.form for c in cands), default=0.0)
-    best_cos = max((c.cos for c in cands), default=0.0)
     rows = []
     for c in cands:
         generic = float(c.vector @ mean) if mean.shape == c.vector.shape else 0.0
@@ -126,6 +121,6 @@ def feature_rows(
             c.cos, c.overlap, max(0.0, c.form), 1.0 / (c.rank + 1), generic,
             float(answers_ask(kind, c.text, options)), float(is_verdict(c.text)), float(is_hedge(c.text)),
             float(c.position == 0), min(len(c.text.split()), 60) / 60.0,
-            heading, float(c.form >= best_form), float(c.cos >= best_cos),
+            heading,
         ])
     return np.asarray(rows, dtype=np.float64).reshape(len(cands), len(FEATURES))
