@@ -31,7 +31,7 @@ from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_e
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
 from knowledge.qa.answers import Answer
-from knowledge.qa.asks import Ask, answer_type, focus_of, split_asks
+from knowledge.qa.asks import Ask, answer_type, asks_for_method, focus_of, split_asks
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
@@ -308,6 +308,9 @@ class QAEngine:
             # a number in the situation ("slower than on a V100") is not a request for a figure:
             # only the asking sentence's own words make the ask a figure or code request
             intent = self.intents.classify(focus, qvec)
+        if intent.name in ("figure", "code") and asks_for_method(one.text):
+            # "how can we stop paying the hourly price?" asks for a method, not a figure
+            intent = replace(intent, name="how", max_sentences=MAX_PLAIN, decided_by=f"method ask over {intent.name}")
         if intent.name != "out_of_scope" and self._asks_elsewhere(focus, one.text):
             return declined_answer(text, notices, reason="out_of_scope", intent="out_of_scope")
         kind = answer_type(one.text, intent.name)

@@ -53,3 +53,14 @@ def test_a_rule_addressed_to_the_bot_and_launcher_how_tos_decline(qa):
     ):
         answer = qa.ask(q)
         assert answer.declined and not answer.citations, (q, answer.answer)
+
+
+def test_a_method_ask_that_mentions_a_price_or_a_loop_is_answered_not_refused(qa):
+    # worded as a how-to: the price and the loop name the subject, not a figure or code request
+    billing = qa.ask("How do we avoid paying the hourly price for a Cloud TPU that nobody uses overnight?")
+    assert not billing.declined and billing.citations, billing.answer
+    loop = qa.ask("What's the right way to write, under jax.jit, a loop that runs until a computed value converges?")
+    assert not loop.declined and "while_loop" in loop.answer, loop.answer
+    # a request for the figure itself, or for code, still declines
+    for q in ("how much does one hour of a v5e chip cost?", "show me the code for a jax scan loop"):
+        assert qa.ask(q).declined, q
