@@ -293,7 +293,10 @@ def _plain(
     pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, question, lead, params)]
     others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
-    verdict = ask is not None and ask.type == "choice" and is_verdict(lead.text)
+    # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict
+    verdict = ask is not None and (
+        ask.type == "choice" and is_verdict(lead.text) or ask.type == "compare" and argues_for(lead.text) is not None
+    )
     return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
 
 

@@ -35,8 +35,8 @@ def test_a_comparison_on_one_point_leads_with_the_sentence_on_that_point(qa):
     assert not answer.declined
     assert "cuDNN" in answer.sentences[0].text, answer.answer
     assert not any(s.role in ("gpu", "tpu") for s in answer.sentences), answer.answer  # no For GPUs / For TPUs sides
-    scale = qa.ask("which libraries spread a training job over many GPU nodes?")
-    assert "NCCL" in scale.sentences[0].text, scale.answer
+    debug = qa.ask("stepping through code in a debugger: nicer on tpu or on gpu?")
+    assert "Debugging on a TPU is harder" in debug.sentences[0].text, debug.answer
 
 
 def test_an_open_comparison_keeps_both_sides(qa):
