@@ -43,14 +43,24 @@ class _Chunk(Protocol):
 
 
 class _Scored(Protocol):
-    text: str
-    chunk: _Chunk
-    cos: float
-    overlap: float
-    form: float
-    rank: int
-    position: int
-    vector: np.ndarray
+    """What the features read of a candidate sentence (``knowledge.qa.compose.Candidate``)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def chunk(self) -> _Chunk: ...
+    @property
+    def cos(self) -> float: ...
+    @property
+    def overlap(self) -> float: ...
+    @property
+    def form(self) -> float: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def vector(self) -> np.ndarray: ...
 
 
 class LeadModel(BaseModel):
