@@ -64,3 +64,10 @@ def test_a_method_ask_that_mentions_a_price_or_a_loop_is_answered_not_refused(qa
     # a request for the figure itself, or for code, still declines
     for q in ("how much does one hour of a v5e chip cost?", "show me the code for a jax scan loop"):
         assert qa.ask(q).declined, q
+
+
+def test_a_measure_asked_for_by_name_declines_but_a_question_about_it_is_answered(qa):
+    figure = qa.ask("what sort of latency would a 13B model get per request on a v5e versus an L4?")
+    assert figure.declined and not figure.citations, figure.answer
+    about = qa.ask("why does a TPU's utilization drop when the input pipeline is slow?")
+    assert not about.declined and about.citations, about.answer
