@@ -332,7 +332,9 @@ def compose(
     if not cands or intent.max_sentences <= 0:
         return [], []
     model = lead_model()
-    if model is not None and ask is not None:
+    # the model was fitted on one-sentence questions (the forms); a team's situation told in
+    # several sentences outweighs its ask in every feature, so there relevance ranks alone
+    if model is not None and ask is not None and len(re.findall(r"[.?!](?:\s|$)", question)) <= 1:
         for c, score in zip(cands, model.score(feature_rows(cands, store, qvec, ask.type, ask.options))):
             c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
