@@ -159,6 +159,15 @@ def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, 
     run_eval(settings, as_json=as_json, check=check, calibrate=calibrate)
 
 
+@cli.command(name="fit-leads")
+@click.pass_obj
+def fit_leads(settings: HwbotSettings) -> None:
+    """Refit the lead model on the sentence forms (writes knowledge/qa/data/lead_model.toml)."""
+    from bot.commands.eval import run_fit_leads
+
+    run_fit_leads(settings)
+
+
 @cli.command(name="train-extractor")
 @click.pass_obj
 def train_extractor(settings: HwbotSettings) -> None:

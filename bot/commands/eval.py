@@ -160,3 +160,26 @@ def run_train_extractor(settings: HwbotSettings) -> None:
     for name, limits in manifest.thresholds.items():
         print(f"{name:<20} high {limits.high:.2f}  medium {limits.medium:.2f}")
     print(f"modifier gate {manifest.modifier_gate:.2f}")
+
+
+def run_fit_leads(settings: HwbotSettings) -> None:
+    """Fit the lead model on the sentence forms (every fifth sentence held out, then all); write its TOML."""
+    from bot.engines import get_engine
+    from knowledge.evaluation.fit_leads import collect_groups, fit_lead_model, to_toml, top1
+    from knowledge.qa.lead_model import _FILE, lead_model
+
+    engine = get_engine(settings)
+    groups, skipped = collect_groups(engine)
+    if not groups:
+        raise HwbotError("the index holds no question forms to fit the lead model on (rebuild it with `hwbot index`)")
+    held = [g for g in groups if g.sentence % 5 == 0]
+    fit = fit_lead_model([g for g in groups if g.sentence % 5 != 0])
+    print(f"{len(groups)} forms asked ({skipped} skipped: their sentence was not a candidate)")
+    print(f"held-out sentences ({len(held)} forms): right lead, by relevance {top1(held, None):.3f}, by the model {top1(held, fit):.3f}")
+    model = fit_lead_model(groups)
+    print(f"all forms (in sample): by relevance {top1(groups, None):.3f}, by the model {top1(groups, model):.3f}")
+    _FILE.write_text(to_toml(model), encoding="utf-8")
+    lead_model.cache_clear()
+    print(f"Wrote {_FILE}")
+    for name, weight in model.weights.items():
+        print(f"  {name:<8} {weight:+.3f}")

@@ -18,9 +18,9 @@ from typing import Protocol
 import numpy as np
 
 from knowledge.qa.answers import Answer
-from knowledge.qa.compose import side_of
 from knowledge.qa.intent import CHOICE_INTENTS, intent_data
 from knowledge.qa.leads import is_hedge
+from knowledge.qa.sides import side_of
 from knowledge.qa.standalone import dangling_opener
 
 __all__ = ["lint_answer", "REPEAT_COSINE"]

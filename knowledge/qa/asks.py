@@ -22,7 +22,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["Ask", "AskData", "ask_data", "split_asks", "answer_type", "focus_of", "ASK_TYPES", "looks_like_log"]
+__all__ = [
+    "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
+    "looks_like_log",
+]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
 
@@ -150,6 +153,20 @@ def answer_type(text: str, intent: str) -> str:
     if intent == "comparison" and not (_GPU.search(text) and _TPU.search(text)) and not _OPEN.search(text):
         return "yes_no"  # "we use spot TPUs without checkpointing" is a check, not an open comparison
     return INTENT_TYPES.get(intent, "how")
+
+
+#: Ask types that want a method or a reason: a price or a loop they mention is not what they ask for.
+METHOD_TYPES = ("how_to_fix", "why", "does_matter", "how")
+
+
+def asks_for_method(text: str) -> bool:
+    """Whether the asking sentence is worded as a how / how-to-fix / why / does-it-matter ask
+    ("how can we stop paying the hourly price ...?", "what is the recommended way to write a loop
+    ...?"): then a price word or a code word in it names the subject, and the ask wants the notes'
+    method, not a figure or a snippet."""
+    focus = focus_of(text)
+    cues = dict(_type_cues())
+    return any(p.search(focus) for name in METHOD_TYPES for p in cues[name])
 
 
 _OPEN = re.compile(r"\b(when|which|what|whether)\b", re.I)

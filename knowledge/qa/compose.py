@@ -16,30 +16,28 @@ The shape follows the ask (:mod:`knowledge.qa.asks`) and the intent:
   the question is to the sentence's question forms (:mod:`knowledge.qa.form_match`);
 - the intent's sentence budget bounds the length, and a sentence that leans on its
   predecessor brings it along or is left out.
-The vocabulary (accelerator terms, verdict and polarity cues) is data, in
-``data/compose.toml``.
+Which side a sentence is about or argues for, and whether it is a verdict, is
+:mod:`knowledge.qa.sides` (its vocabulary is data, in ``data/compose.toml``).
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from indexer.ondisk import Store, StoredChunk
 from knowledge.qa.answers import AnswerSentence, Citation
 from knowledge.qa.asks import Ask
 from knowledge.qa.intent import CHOICE_INTENTS, Intent
+from knowledge.qa.lead_model import feature_rows, lead_model
 from knowledge.qa.leads import answers_ask, is_hedge
 from knowledge.qa.lexical import tokenize
 from knowledge.qa.params import AnswerParams
 from knowledge.qa.retrieval import Hit
+from knowledge.qa.sides import ComposeVocabulary, argues_for, is_verdict, mentions_domain, side_of, vocabulary
 from knowledge.qa.standalone import dangling_opener, meta_phrase
 
 __all__ = [
@@ -47,99 +45,11 @@ __all__ = [
     "mentions_domain",
 ]
 
-_FILE = Path(__file__).with_name("data") / "compose.toml"
+#: Ask types whose lead the lead model picks among all sentences that may lead; the others
+#: must lead with a sentence of their shape (an explicit polarity, the option named, an action,
+#: a verdict) and the model only ranks those.
+_MODEL_LEADS = frozenset({"why", "how", "list", "does_matter", "diagnose", "realistic", "watch", "compare"})
 _DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
-
-
-class ComposeVocabulary(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    gpu_terms: str
-    tpu_terms: str
-    verdicts: list[str]
-    for_gpu: list[str]
-    for_tpu: list[str]
-    neutral: list[str]
-    positive: list[str]
-    negative: list[str]
-    definitions: list[str]
-    domain_terms: str
-    generic_words: list[str]
-
-
-@dataclass(frozen=True)
-class _Compiled:
-    gpu: re.Pattern[str]
-    tpu: re.Pattern[str]
-    verdicts: tuple[re.Pattern[str], ...]
-    for_gpu: tuple[re.Pattern[str], ...]
-    for_tpu: tuple[re.Pattern[str], ...]
-    neutral: tuple[re.Pattern[str], ...]
-    positive: tuple[re.Pattern[str], ...]
-    negative: tuple[re.Pattern[str], ...]
-    definitions: tuple[re.Pattern[str], ...]
-    domain: re.Pattern[str]
-    generic: frozenset[str]
-
-
-@lru_cache(maxsize=1)
-def vocabulary() -> _Compiled:
-    v = ComposeVocabulary(**tomllib.loads(_FILE.read_text(encoding="utf-8")))
-
-    def many(ps: list[str]) -> tuple[re.Pattern[str], ...]:
-        return tuple(re.compile(p, re.I) for p in ps)
-
-    return _Compiled(
-        re.compile(v.gpu_terms, re.I), re.compile(v.tpu_terms, re.I), many(v.verdicts),
-        many(v.for_gpu), many(v.for_tpu), many(v.neutral), many(v.positive),
-        many(v.negative), many(v.definitions), re.compile(v.domain_terms, re.I),
-        frozenset(tokenize(" ".join(v.generic_words))),
-    )
-
-
-def side_of(sentence: str) -> str | None:
-    """The accelerator a sentence is about: the one it names first ('gpu', 'tpu' or None)."""
-    voc = vocabulary()
-    g, t = voc.gpu.search(sentence), voc.tpu.search(sentence)
-    if g and (not t or g.start() < t.start()):
-        return "gpu"
-    return "tpu" if t else None
-
-
-def argues_for(sentence: str) -> str | None:
-    """Which accelerator a sentence argues for: 'gpu', 'tpu' or None.
-
-    Explicit recommendations (``for_gpu`` / ``for_tpu`` in the data) decide first; a
-    sentence weighing both sides argues for neither; otherwise it argues for its subject
-    when it speaks well of it and for the other one when it speaks against it.
-    """
-    voc = vocabulary()
-    if any(p.search(sentence) for p in voc.neutral):
-        return None
-    gpu = any(p.search(sentence) for p in voc.for_gpu)
-    tpu = any(p.search(sentence) for p in voc.for_tpu)
-    if gpu != tpu:
-        return "gpu" if gpu else "tpu"
-    subject = side_of(sentence)
-    if subject is None:
-        return None
-    pos = sum(len(p.findall(sentence)) for p in voc.positive)
-    neg = sum(len(p.findall(sentence)) for p in voc.negative)
-    if pos == neg:
-        return None
-    other = "tpu" if subject == "gpu" else "gpu"
-    return subject if pos > neg else other
-
-
-def is_verdict(sentence: str) -> bool:
-    """A sentence that says which accelerator to pick, or what the choice depends on."""
-    voc = vocabulary()
-    names = voc.gpu.search(sentence) or voc.tpu.search(sentence) or "depends on" in sentence.lower()
-    return bool(names) and any(p.search(sentence) for p in voc.verdicts)
-
-
-def mentions_domain(question: str) -> bool:
-    return bool(vocabulary().domain.search(question))
 
 
 @dataclass
@@ -151,6 +61,9 @@ class Candidate:
     relevance: float
     vector: np.ndarray
     form: float = 0.0  # cosine of the question with this sentence's closest question form
+    cos: float = 0.0  # cosine of the question with the sentence itself
+    overlap: float = 0.0  # the question's rare words the sentence shares (idf-weighted share)
+    lead: float = 0.0  # how likely it answers the ask, by the fitted lead model (knowledge.qa.lead_model)
 
 
 _IDF: dict[int, tuple[Store, dict[str, float]]] = {}
@@ -200,7 +113,7 @@ def _candidates(
             rel = float(cos[pos]) + params.lexical_weight * overlap + params.rank_prior / (hit.rank + 1)
             form = (form_scores or {}).get(text, 0.0)
             rel += params.form_weight * max(0.0, form)
-            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form))
+            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form, float(cos[pos]), overlap))
     return out
 
 
@@ -281,8 +194,14 @@ def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool 
     top = max(c.relevance for c in pool)
     preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * (0.6 if strict or wide else 0.8)]
     if preferred or strict:
-        return max(preferred, key=lambda c: c.relevance, default=None)
-    return max([c for c in pool if not is_hedge(c.text)] or pool, key=lambda c: c.relevance)
+        return max(preferred, key=_lead_key, default=None)
+    return max([c for c in pool if not is_hedge(c.text)] or pool, key=_lead_key)
+
+
+def _lead_key(c: Candidate) -> tuple[float, float]:
+    """The fitted lead model's score (:mod:`knowledge.qa.lead_model`), relevance breaking ties
+    (and deciding alone while no model is fitted, when every score is 0)."""
+    return (c.lead, c.relevance)
 
 
 def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
@@ -349,7 +268,11 @@ def _plain(
 
         # a how-to-fix ask has no answer when no relevant sentence says what to do
         # a team's trouble told at length: its situation outweighs its ask in relevance
-        lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
+        if kind in _MODEL_LEADS and any(c.lead for c in cands):
+            # the fitted lead model weighs the ask fit with every other signal (knowledge.qa.lead_model)
+            lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s) and not is_hedge(s), wide=told)
+        else:
+            lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
     elif intent.name == "definition" and intent.decided_by.startswith("cue"):
         # Only a question worded "what is X" / "what does X stand for" prefers a defining
         # sentence; "who makes TPUs?" (a definition by its nearest prototype) wants the
@@ -370,8 +293,26 @@ def _plain(
     pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, question, lead, params)]
     others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
-    verdict = ask is not None and ask.type == "choice" and is_verdict(lead.text)
+    # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict
+    verdict = ask is not None and (
+        ask.type == "choice" and is_verdict(lead.text) or ask.type == "compare" and argues_for(lead.text) is not None
+    )
     return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
+
+
+def _open_comparison(question: str, cands: list[Candidate]) -> bool:
+    """A comparison asked in general ("gpu or tpu?"), not on one point ("more mature stack: gpu or tpu?").
+
+    It is on a point when it sets the two accelerators against each other, names something beyond
+    them and the generic words of ``data/compose.toml``, and the lead model's best sentence for it
+    is not a verdict: that sentence answers the point, and "For GPUs / For TPUs" sides would bury
+    it. A question naming one side ("when should we pick a TPU?") asks for a verdict.
+    """
+    voc = vocabulary()
+    if not (voc.gpu.search(question) and voc.tpu.search(question)) or not set(tokenize(question)) - voc.generic:
+        return True
+    usable = [c for c in cands if not is_hedge(c.text) and dangling_opener(c.text) is None]
+    return not usable or is_verdict(max(usable, key=_lead_key).text)
 
 
 def compose(
@@ -390,8 +331,14 @@ def compose(
     cands = [c for c in _candidates(question, qvec, hits, store, params, form_scores) if c.text not in used]
     if not cands or intent.max_sentences <= 0:
         return [], []
+    model = lead_model()
+    # the model was fitted on one-sentence questions (the forms); a team's situation told in
+    # several sentences outweighs its ask in every feature, so there relevance ranks alone
+    if model is not None and ask is not None and len(re.findall(r"[.?!](?:\s|$)", question)) <= 1:
+        for c, score in zip(cands, model.score(feature_rows(cands, store, qvec, ask.type, ask.options))):
+            c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
-    two_sided = ask is None or ask.type == "compare"
+    two_sided = ask is None or (ask.type == "compare" and _open_comparison(question, cands))
     if intent.name in CHOICE_INTENTS and intent.max_sentences > 1 and two_sided:
         chosen = _choice(cands, intent, params)
     elif intent.name in CHOICE_INTENTS and two_sided:

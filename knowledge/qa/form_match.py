@@ -42,11 +42,17 @@ class FormMatcher:
         """False for a sentence its forms file marks ``lead = false`` (it leans on its predecessor)."""
         return sentence not in self._no_lead
 
-    def sentence_scores(self, qvec: np.ndarray) -> dict[str, float]:
-        """sentence text → cosine of the question with its closest form (sentences without forms absent)."""
+    def sentence_scores(self, qvec: np.ndarray, exclude: int | None = None) -> dict[str, float]:
+        """sentence text → cosine of the question with its closest form (sentences without forms absent).
+
+        ``exclude`` is a form row left out: fitting the lead model asks each form as a question,
+        and its own row would match it perfectly where an unseen question never does."""
         if not self.enabled:
             return {}
         sims = self.store.form_vectors @ qvec
+        if exclude is not None:
+            sims = sims.copy()
+            sims[exclude] = -1.0
         best = np.full(len(self.sentences), -1.0, dtype=np.float32)
         np.maximum.at(best, self._owner, sims)
         return {s: float(best[i]) for i, s in enumerate(self.sentences) if best[i] > -1.0}

@@ -125,15 +125,18 @@ class Retriever:
             return order
         return order[: k - 1] + [best]
 
-    def search(self, question: str, qvec: np.ndarray, *, mode: Mode = "hybrid", k: int | None = None) -> tuple[list[Hit], Evidence]:
-        """Rank chunks for a question; returns the top ``k`` hits and corpus-wide evidence."""
+    def search(
+        self, question: str, qvec: np.ndarray, *, mode: Mode = "hybrid", k: int | None = None, exclude_form: int | None = None
+    ) -> tuple[list[Hit], Evidence]:
+        """Rank chunks for a question; returns the top ``k`` hits and corpus-wide evidence
+        (``exclude_form``: a form row left out of the forms signal, for fitting the lead model)."""
         k = k or self.params.top_chunks
         n = len(self.store.chunks)
         if n == 0:
             return [], Evidence(0.0, 0.0, 0.0, 0.0, 0.0)
         dense = self._dense(qvec)
         lexical = self._bm25_scores(question)
-        form_scores = self.forms.sentence_scores(qvec)
+        form_scores = self.forms.sentence_scores(qvec, exclude_form)
         depth = min(self.params.depth, n)
         dense_rank = [int(i) for i in np.argsort(-dense, kind="stable")[:depth]]
         evidence = Evidence(

@@ -33,8 +33,8 @@ from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
 from knowledge.qa.answers import Answer
-from knowledge.qa.asks import Ask, answer_type, focus_of, split_asks
-from knowledge.qa.compose import compose, is_verdict, mentions_domain, side_of
+from knowledge.qa.asks import Ask, answer_type, asks_for_method, focus_of, split_asks
+from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
@@ -43,6 +43,7 @@ from knowledge.qa.joining import join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
+from knowledge.qa.sides import is_verdict, mentions_domain, side_of
 
 __all__ = ["QAEngine", "Observation"]
 
@@ -313,6 +314,9 @@ class QAEngine:
             # a number in the situation ("slower than on a V100") is not a request for a figure:
             # only the asking sentence's own words make the ask a figure or code request
             intent = self.intents.classify(focus, qvec)
+        if intent.name in ("figure", "code") and asks_for_method(one.text):
+            # "how can we stop paying the hourly price?" asks for a method, not a figure
+            intent = replace(intent, name="how", max_sentences=MAX_PLAIN, decided_by=f"method ask over {intent.name}")
         if intent.name != "out_of_scope" and self._asks_elsewhere(focus, one.text):
             return declined_answer(text, notices, reason="out_of_scope", intent="out_of_scope")
         kind = answer_type(one.text, intent.name)
