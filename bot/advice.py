@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
-from knowledge.recommend import VERDICT_LABELS, Recommendation, WorkloadProfile, recommend
-from knowledge.recommend.reading import NOT_ENGLISH, MessageReading, read_message
+from knowledge.recommend.profile import WorkloadProfile
+from knowledge.recommend.reading import NOT_ENGLISH, MessageReading, message_language, read_message
+from knowledge.recommend.recommendation import VERDICT_LABELS, Recommendation
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,6 +133,8 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     """
     if not needs_reading(answer):
         return Advice(answer)
+    from knowledge.recommend.recommender import recommend  # the decision model loads only for a team's question
+
     if extract is not None:  # the learned extractor, opened only now that the team's words matter
         reading = read_message(question, extract=extract)
     reading = reading if reading is not None else read_message(question)
@@ -184,10 +187,10 @@ def advise(engine: "QAEngine", question: str, *, query_vector: "np.ndarray | Non
            extract: Callable[[str], Extraction] | None = None) -> Advice:
     """Ask the engine, then join the verdict for situational questions; a message not in English is not guessed at.
 
-    The language check reads with the rules only (cheap); ``extract`` (the learned extractor)
-    is used only when the answer needs the team's situation.
+    Only the language is checked up front; the message is read for the team's situation
+    (the rules, or ``extract``, the learned extractor) only when the answer needs it, so a
+    plain question never pays for the vocabulary or the decision model.
     """
-    reading = read_message(question)
-    if reading.language == "other":
+    if message_language(question) == "other":
         return not_english(question)
-    return advise_answer(engine.ask(question, query_vector=query_vector), question, reading, extract)
+    return advise_answer(engine.ask(question, query_vector=query_vector), question, None, extract)

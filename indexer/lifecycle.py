@@ -24,12 +24,16 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from common.errors import IndexCorruptError
-from indexer.build import BuildReport, build_index
 from indexer.embedder import Embedder
 from indexer.freshness import IndexStatus
 from indexer.ondisk import Store, load_store
+
+if TYPE_CHECKING:  # pragma: no cover
+    from indexer.build import BuildReport
+
 
 __all__ = ["OpenedIndex", "open_index", "update_index", "heal_hint"]
 
@@ -68,6 +72,8 @@ def update_index(
     ``query_texts`` are the answering side's fixed texts, embedded into the generation (None:
     not judged, and a build embeds none).
     """
+    from indexer.build import build_index  # imported only when a build may run (a fresh index never needs it)
+
     status = IndexStatus.read(index_dir)
     sources_dir = status.sources_dir(sources, default_sources)
     if only_if_stale and not rebuild and status.staleness(sources_dir, query_texts=query_texts) is None:
@@ -105,6 +111,7 @@ def open_index(
         if have_sources:
             reason = status.staleness(sources_dir, query_texts=query_texts)
             if reason is not None:
+                from indexer.build import build_index  # only now: a fresh index never loads the build
                 # build_index re-checks under the index lock, so a build another process just
                 # finished is not repeated.
                 announce(f"Updating the index ({reason})…")
@@ -123,6 +130,7 @@ def open_index(
             ) from None
         reason = exc.message
     announce(f"The index is corrupt ({reason}); rebuilding it from {sources_dir}…")
+    from indexer.build import build_index
     embedder = embedder or Embedder()
     build_index(sources_dir, index_dir, embedder, rebuild=True, progress=progress, encoder_cache=encoder_cache, query_texts=query_texts or ())
     try:
