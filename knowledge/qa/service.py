@@ -31,7 +31,7 @@ from indexer.ondisk import Store
 from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
-from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
+from knowledge.qa.abstain import declined_answer, lacks_asked_kind, out_of_domain, refuse_input, should_decline
 from knowledge.qa.answers import Answer
 from knowledge.qa.asks import Ask, answer_type, asks_for_method, focus_of, split_asks
 from knowledge.qa.compose import compose
@@ -345,18 +345,18 @@ class QAEngine:
         lenient = self.lenient(intent, text)
         # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
         # by its details the same way; in our domain and with the question's words found, it is answered.
-        lenient = lenient or (
-            kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25
-        )
+        lenient = lenient or (kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25)
         if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)
+        nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
+        if out_of_domain(qvec, evidence):  # the learned gate (knowledge.qa.domain_gate): near-domain asks
+            return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
             can_lead=self.retriever.forms.can_lead, used=used,
         )
         step("compose")
-        nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         if not sentences:
             return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
         missing = [o for o in objects if not names_object(o, [s.text for s in sentences])

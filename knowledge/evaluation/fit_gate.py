@@ -1,0 +1,146 @@
+"""Fit the out-of-domain gate (:mod:`knowledge.qa.domain_gate`) on labelled questions.
+
+Training questions, each labelled in or out of the notes' domain:
+
+- the examiners' tuning batches ``/work/fresh/tuning/fq*.jsonl`` (passed on the command line;
+  they are not in the repo), each already first-measured before this gate existed;
+- the dev set ``data/dev.jsonl`` (its in/out labels);
+- ``data/domain_gate_extra.jsonl``: questions written for the gate by the engineer who built it
+  (near-domain how-tos, figure, date and code requests, injections; covered questions in odd
+  wording), written from the notes' headings, not from any evaluation question.
+
+Each question is observed exactly as the answerer observes it (:meth:`QAEngine.observe`), and its
+row is the embedding plus the evidence scalars. An L2-penalized logistic regression (classes
+weighted to count equally) is fitted by Newton's method. The threshold is chosen on 5-fold
+out-of-fold probabilities so that at most ``max_in_declined`` of the in-domain training questions
+would be declined by the gate: it declines only when confident.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from knowledge.qa.domain_gate import SCALARS, Gate, GateModel, gate_features
+
+if TYPE_CHECKING:  # pragma: no cover
+    from knowledge.qa.service import QAEngine
+
+__all__ = ["DEV_FILE", "EXTRA_FILE", "load_labelled", "feature_matrix", "fit_gate", "write_gate", "never_gate"]
+
+_DATA = Path(__file__).resolve().parent / "data"
+DEV_FILE = _DATA / "dev.jsonl"
+EXTRA_FILE = _DATA / "domain_gate_extra.jsonl"
+
+_L2 = 1.0  # penalty on the weights (not the bias); the embedding is unit-norm, the scalars standardized
+_FOLDS = 5
+
+
+def load_labelled(path: Path) -> list[tuple[str, bool]]:
+    """(question, is_out_of_domain) for every row of a JSON-lines file with ``question`` and ``domain``."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            if item.get("domain") in ("in", "out"):
+                rows.append((str(item["question"]), item["domain"] == "out"))
+    return rows
+
+
+def feature_matrix(engine: "QAEngine", questions: Sequence[str]) -> np.ndarray:
+    """Raw gate rows for ``questions``, observed as the answerer observes them."""
+    rows = []
+    for q in questions:
+        obs = engine.observe(q)
+        if obs.evidence is None:  # nothing retrieved: the answerer declines anyway; a neutral row
+            rows.append(np.zeros(obs.qvec.size + len(SCALARS)))
+        else:
+            rows.append(gate_features(obs.qvec, obs.evidence))
+    return np.vstack(rows)
+
+
+def _standardizer(x: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    mean = x[:, dim:].mean(axis=0)
+    scale = x[:, dim:].std(axis=0)
+    return mean, np.where(scale > 1e-9, scale, 1.0)
+
+
+def _newton(z: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
+    """Weighted L2 logistic regression on standardized rows ``z``: (weights, bias)."""
+    n, d = z.shape
+    pos = max(float(y.sum()), 1.0)
+    neg = max(float(n - y.sum()), 1.0)
+    sw = np.where(y > 0, n / (2 * pos), n / (2 * neg))
+    a = np.hstack([z, np.ones((n, 1))])
+    theta = np.zeros(d + 1)
+    reg = np.full(d + 1, l2)
+    reg[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(a @ theta)))
+        grad = a.T @ (sw * (p - y)) + reg * theta
+        hess = (a * (sw * p * (1 - p))[:, None]).T @ a + np.diag(reg) + 1e-8 * np.eye(d + 1)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    return theta[:-1], float(theta[-1])
+
+
+def _fit_raw(x: np.ndarray, y: np.ndarray, dim: int, l2: float) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    mean, scale = _standardizer(x, dim)
+    z = x.copy()
+    z[:, dim:] = (z[:, dim:] - mean) / scale
+    w, b = _newton(z, y, l2)
+    return w, b, mean, scale
+
+
+def fit_gate(
+    x: np.ndarray, y: np.ndarray, fitted_on: list[str], *, dim: int = 384, l2: float = _L2,
+    max_in_declined: float = 0.01, min_threshold: float = 0.6, seed: int = 0,
+) -> Gate:
+    """Fit on rows ``x`` (raw), labels ``y`` (1 = out of domain); calibrate the threshold out of fold."""
+    y = y.astype(np.float64)
+    rng = np.random.default_rng(seed)
+    folds = rng.permutation(len(y)) % _FOLDS
+    oof = np.zeros(len(y))
+    for f in range(_FOLDS):
+        train, test = folds != f, folds == f
+        w, b, mean, scale = _fit_raw(x[train], y[train], dim, l2)
+        zt = x[test].copy()
+        zt[:, dim:] = (zt[:, dim:] - mean) / scale
+        oof[test] = 1.0 / (1.0 + np.exp(-(zt @ w + b)))
+    ins = np.sort(oof[y == 0])[::-1]
+    allowed = int(np.floor(max_in_declined * len(ins)))
+    # just above the (allowed+1)-th highest in-domain probability: at most ``allowed`` in-domain rows decline
+    threshold = max(min_threshold, float(min(ins[allowed] + 1e-6, 1.0)) if len(ins) > allowed else min_threshold)
+    w, b, mean, scale = _fit_raw(x, y, dim, l2)
+    manifest = GateModel(
+        format=1, command="hwbot fit-gate", fitted_on=fitted_on, n_in=int((y == 0).sum()), n_out=int((y == 1).sum()),
+        dim=dim, scalars=list(SCALARS), mean=[float(v) for v in mean], scale=[float(v) for v in scale], bias=b,
+        threshold=threshold, oof_in_declined=float((oof[y == 0] >= threshold).mean()),
+        oof_out_declined=float((oof[y == 1] >= threshold).mean()),
+    )
+    return Gate(manifest, w)
+
+
+def never_gate(dim: int = 384) -> Gate:
+    """A gate that never declines (the 'before' arm of the leave-one-batch-out comparison)."""
+    manifest = GateModel(
+        format=1, command="none", fitted_on=[], n_in=0, n_out=0, dim=dim, scalars=list(SCALARS),
+        mean=[0.0] * len(SCALARS), scale=[1.0] * len(SCALARS), bias=-50.0, threshold=1.0,
+        oof_in_declined=0.0, oof_out_declined=0.0,
+    )
+    return Gate(manifest, np.zeros(dim + len(SCALARS)))
+
+
+def write_gate(gate: Gate, directory: Path) -> None:
+    """Write ``weights.npy`` and ``manifest.json`` (with the fit date) into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    np.save(directory / "weights.npy", gate.weights.astype(np.float32))
+    data = gate.manifest.model_dump()
+    text = json.dumps(data, indent=1)
+    (directory / "manifest.json").write_text(text + "\n", encoding="utf-8")
