@@ -22,7 +22,15 @@ __all__ = ["run_fit_gate"]
 def run_fit_gate(settings: HwbotSettings, batches: list[Path], *, lobo: bool) -> None:
     from bot.commands.eval import _score_questions
     from bot.engines import get_engine
-    from knowledge.evaluation.fit_gate import DEV_FILE, EXTRA_FILE, feature_matrix, fit_gate, load_labelled, never_gate, write_gate
+    from knowledge.evaluation.fit_gate import (
+        DEV_FILE,
+        EXTRA_FILE,
+        feature_matrix,
+        fit_gate,
+        load_labelled,
+        never_gate,
+        write_gate,
+    )
     from knowledge.evaluation.fresh import FreshQuestion, load_fresh_batch
     from knowledge.qa import domain_gate
 

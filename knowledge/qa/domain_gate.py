@@ -19,6 +19,7 @@ declined by the gate alone. The weights are data (``data/domain_gate/``: ``weigh
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,6 +31,8 @@ from knowledge.qa.retrieval import Evidence
 __all__ = ["SCALARS", "GateModel", "gate_features", "gate_model", "out_of_domain", "DEFAULT_DIR"]
 
 DEFAULT_DIR = Path(__file__).with_name("data") / "domain_gate"
+
+_MIN_CLAUSE_WORDS = 4  # a shorter asking clause leans on its context and is not judged alone
 
 #: the retrieval signals beside the embedding, in the weight vector's order after it
 SCALARS = ("top_chunk", "top_sentence", "top_heading", "top_form", "top_bm25", "margin")
@@ -123,9 +126,20 @@ def install(gate: Gate | None) -> None:
     _override[0] = gate
 
 
-def out_of_domain(qvec: np.ndarray, evidence: Evidence | None) -> bool:
-    """True when the gate is confident the question is outside what the notes cover."""
+def out_of_domain(
+    qvec: np.ndarray, evidence: Evidence | None, clause: str = "", encode: Callable[[str], np.ndarray] | None = None,
+) -> bool:
+    """True when the gate is confident the question is outside what the notes cover.
+
+    ``clause`` is the question's asking clause after any preamble ("congrats on the launch! unrelated
+    q: do we have to rewrite it for TPUs?"): a chatty preamble pulls the whole question's embedding
+    away from the notes, so when the clause differs (and is a real clause) it must look out of
+    domain too, judged with the same evidence. ``encode`` embeds it."""
     gate = gate_model()
     if gate is None or evidence is None or np.asarray(qvec).size != gate.manifest.dim:
         return False
-    return gate.declines(qvec, evidence)
+    if not gate.declines(qvec, evidence):
+        return False
+    if encode is None or len(clause.split()) < _MIN_CLAUSE_WORDS:
+        return True
+    return gate.declines(np.asarray(encode(clause), dtype=np.float32), evidence)

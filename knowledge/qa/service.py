@@ -349,7 +349,7 @@ class QAEngine:
         if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)
         nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
-        if out_of_domain(qvec, evidence):  # the learned gate (knowledge.qa.domain_gate): near-domain asks
+        if out_of_domain(qvec, evidence, _ASKING_CLAUSE.split(focus)[-1].strip(), self.encode_query):  # learned gate
             return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
