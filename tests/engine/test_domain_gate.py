@@ -1,0 +1,91 @@
+"""The learned out-of-domain gate (knowledge.qa.domain_gate) on questions written for these tests:
+near-domain how-tos, figure and date requests and code requests decline, while questions the
+notes cover, in chatty or typo'd wording, are still answered. Real model, real index."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from knowledge.evaluation.fit_gate import fit_gate, never_gate
+from knowledge.qa import domain_gate
+
+NEAR_DOMAIN = [
+    "what helm values turn on time-slicing in the nvidia device plugin?",
+    "nvidia-smi lists zero GPUs inside my docker container, how do I pass them through?",
+    "our k8s pods on GKE can't see the A100s, the driver installer daemonset keeps crashlooping. steps to fix?",
+    "what year did google ship the v2 tpu",
+    "how many watts does a v4 chip draw, exact number",
+    "can u writ a pallas kernel for layernorm",
+    "write me a flax model that shards a transformer across 4 tpu chips, full code",
+]
+
+COVERED_ODD_WORDING = [
+    "yo does a tpu bill me when it's just sitting waiting on the input pipeline",
+    "hiya, unrelated to the sprint: will our tensorflow models run on tpus?",
+    "tpu any good for a net thats mostly elementwise ops??",
+    "whats XLA do for us exactly",
+    "r custom kernels even possible on tpu",
+    "we r 2 ppl doing small finetunes, gpu still the sane pick?",
+]
+
+
+def test_the_committed_gate_loads_and_rejects_a_manifest_that_does_not_match_its_features():
+    gate = domain_gate.gate_model()
+    assert gate is not None and gate.manifest.dim == 384 and 0.5 < gate.manifest.threshold <= 1.0
+    bad = gate.manifest.model_dump() | {"scalars": ["top_chunk"]}
+    with pytest.raises(ValidationError):
+        domain_gate.GateModel.model_validate(bad)
+
+
+@pytest.mark.parametrize("question", NEAR_DOMAIN)
+def test_near_domain_how_tos_figures_and_code_requests_decline(qa, question):
+    answer = qa.ask(question)
+    assert answer.declined and answer.answer.startswith("The notes do not cover this question"), answer.answer
+    assert not answer.citations
+
+
+@pytest.mark.parametrize("question", COVERED_ODD_WORDING)
+def test_covered_questions_in_odd_wording_are_answered(qa, question):
+    answer = qa.ask(question)
+    assert not answer.declined, answer.answer
+    assert answer.citations
+
+
+def test_the_gate_itself_separates_near_domain_asks_from_covered_ones(qa):
+    gate = domain_gate.gate_model()
+    assert gate is not None
+
+    def probability(q: str) -> float:
+        obs = qa.observe(q)
+        assert obs.evidence is not None
+        return float(gate.probability(domain_gate.gate_features(obs.qvec, obs.evidence))[0])
+
+    near = [probability(q) for q in NEAR_DOMAIN[:3] + NEAR_DOMAIN[5:6]]
+    covered = [probability(q) for q in COVERED_ODD_WORDING]
+    assert min(near) >= gate.manifest.threshold, near
+    assert max(covered) < gate.manifest.threshold, covered
+
+
+def test_without_the_gate_a_near_domain_how_to_is_answered_with_loose_sentences(qa):
+    """The gate is what declines it: the similarity thresholds alone let it through."""
+    question = NEAR_DOMAIN[5]  # a code request with a typo ("writ")
+    domain_gate.install(never_gate())
+    try:
+        ungated = qa.ask(question)
+    finally:
+        domain_gate.install(None)
+    assert not ungated.declined
+    assert qa.ask(question).declined
+
+
+def test_fitting_finds_a_confident_threshold_on_separable_rows():
+    rng = np.random.default_rng(1)
+    dim = 384
+    x = np.vstack([rng.normal(0.0, 1.0, (60, dim + 6)), rng.normal(0.0, 1.0, (60, dim + 6)) + 2.0])
+    y = np.concatenate([np.zeros(60), np.ones(60)])
+    gate = fit_gate(x, y, ["synthetic"], dim=dim)
+    assert gate.manifest.oof_in_declined <= 0.02 and gate.manifest.oof_out_declined >= 0.9
+    p = gate.probability(x)
+    assert (p[y == 0] >= gate.manifest.threshold).mean() <= 0.02
