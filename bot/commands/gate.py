@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from common.errors import InputError
 from common.settings import HwbotSettings
 
 __all__ = ["run_fit_gate"]
@@ -23,8 +24,7 @@ def run_fit_gate(settings: HwbotSettings, batches: list[Path], *, lobo: bool) ->
     from bot.commands.eval import _score_questions
     from bot.engines import get_engine
     from knowledge.evaluation.fit_gate import (
-        DEV_FILE,
-        EXTRA_FILE,
+        REPO_FILES,
         feature_matrix,
         fit_gate,
         load_labelled,
@@ -35,7 +35,7 @@ def run_fit_gate(settings: HwbotSettings, batches: list[Path], *, lobo: bool) ->
     from knowledge.qa import domain_gate
 
     engine = get_engine(settings)
-    sources = {p.name: load_labelled(p) for p in [*batches, DEV_FILE, EXTRA_FILE]}
+    sources = {p.name: load_labelled(p) for p in [*batches, *REPO_FILES]}
     rows = {name: feature_matrix(engine, [q for q, _ in items]) for name, items in sources.items()}
     labels = {name: np.asarray([o for _, o in items], dtype=np.float64) for name, items in sources.items()}
 
@@ -49,6 +49,8 @@ def run_fit_gate(settings: HwbotSettings, batches: list[Path], *, lobo: bool) ->
         print(f"wrote {domain_gate.DEFAULT_DIR} ({m.n_in} in, {m.n_out} out; threshold {m.threshold:.3f}; "
               f"out of fold: in-domain declined {m.oof_in_declined:.3f}, out-of-domain declined {m.oof_out_declined:.3f})")
         return
+    if not batches:
+        raise InputError("--lobo needs labelled batches to hold out in turn (hwbot fit-gate --lobo A.jsonl B.jsonl)")
     print("held out | arm    | false refusals | out-of-domain declined | threshold")
     for held in batches:
         gate = fit([n for n in sources if n != held.name])
