@@ -18,7 +18,9 @@ Each question is observed exactly as the answerer observes it (:meth:`QAEngine.o
 row is the embedding plus the evidence scalars. An L2-penalized logistic regression (classes
 weighted to count equally) is fitted by Newton's method. The threshold is chosen on 5-fold
 out-of-fold probabilities so that at most ``max_in_declined`` of the in-domain training questions
-would be declined by the gate: it declines only when confident.
+would be declined by the gate: it declines only when confident. Symmetrically, the threshold
+below which the gate *admits* a question over the intent prototypes' out-of-scope call is set so
+that at most ``max_out_admitted`` of the out-of-domain training questions fall below it.
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ def _fit_raw(x: np.ndarray, y: np.ndarray, dim: int, l2: float) -> tuple[np.ndar
 def fit_gate(
     x: np.ndarray, y: np.ndarray, fitted_on: list[str], *, dim: int = 384, l2: float = _L2,
     max_in_declined: float = 0.01, min_threshold: float = 0.6, seed: int = 0,
+    max_out_admitted: float = 0.01, max_in_threshold: float = 0.2,
 ) -> Gate:
     """Fit on rows ``x`` (raw), labels ``y`` (1 = out of domain); calibrate the threshold out of fold."""
     y = y.astype(np.float64)
@@ -125,12 +128,18 @@ def fit_gate(
     allowed = int(np.floor(max_in_declined * len(ins)))
     # just above the (allowed+1)-th highest in-domain probability: at most ``allowed`` in-domain rows decline
     threshold = max(min_threshold, float(min(ins[allowed] + 1e-6, 1.0)) if len(ins) > allowed else min_threshold)
+    outs = np.sort(oof[y == 1])
+    admitted = int(np.floor(max_out_admitted * len(outs)))
+    # below the (admitted+1)-th lowest out-of-domain probability: at most ``admitted`` out rows fall under it
+    in_threshold = min(max_in_threshold, float(outs[admitted])) if len(outs) > admitted else 0.0
+    in_threshold = min(in_threshold, threshold / 2)
     w, b, mean, scale = _fit_raw(x, y, dim, l2)
     manifest = GateModel(
         format=1, command="hwbot fit-gate", fitted_on=fitted_on, n_in=int((y == 0).sum()), n_out=int((y == 1).sum()),
         dim=dim, scalars=list(SCALARS), mean=[float(v) for v in mean], scale=[float(v) for v in scale], bias=b,
         threshold=threshold, oof_in_declined=float((oof[y == 0] >= threshold).mean()),
         oof_out_declined=float((oof[y == 1] >= threshold).mean()),
+        in_threshold=in_threshold, oof_out_admitted=float((oof[y == 1] < in_threshold).mean()),
     )
     return Gate(manifest, w)
 

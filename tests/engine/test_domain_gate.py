@@ -89,3 +89,49 @@ def test_fitting_finds_a_confident_threshold_on_separable_rows():
     assert gate.manifest.oof_in_declined <= 0.02 and gate.manifest.oof_out_declined >= 0.9
     p = gate.probability(x)
     assert (p[y == 0] >= gate.manifest.threshold).mean() <= 0.02
+
+
+#: covered, but the chatty opening puts it nearer an out-of-scope prototype than an in-scope one
+PROTOTYPE_SAYS_OUT = "bit of a newbie question, be gentle: what actually is Pallas?"
+FAR_AFTER_A_PREAMBLE = [
+    "quick break from the GPU debates: whats a good pasta recipe for 12 people?",
+    "unrelated but - can someone recommend a good standing desk?",
+]
+
+
+def test_a_confident_gate_overrules_an_out_of_scope_prototype(qa):
+    text, _ = qa.clean(PROTOTYPE_SAYS_OUT)
+    assert qa.intents.classify(text, qa.encode_query(text)).name == "out_of_scope"
+    answer = qa.ask(PROTOTYPE_SAYS_OUT)
+    assert not answer.declined and answer.citations and "Pallas" in answer.answer, answer.answer
+    assert answer.intent == "definition"
+    gate = domain_gate.gate_model()
+    assert gate is not None and 0.0 < gate.manifest.in_threshold < gate.manifest.threshold
+    never_admits = domain_gate.Gate(gate.manifest.model_copy(update={"in_threshold": 0.0}), gate.weights)
+    domain_gate.install(never_admits)
+    try:
+        assert qa.ask(PROTOTYPE_SAYS_OUT).declined  # the prototypes alone would decline it
+    finally:
+        domain_gate.install(None)
+
+
+@pytest.mark.parametrize("question", FAR_AFTER_A_PREAMBLE)
+def test_far_questions_after_a_domain_preamble_stay_declined(qa, question):
+    answer = qa.ask(question)
+    assert answer.declined and not answer.citations, answer.answer
+
+
+def test_an_amount_is_not_the_object_asked_about(qa):
+    from knowledge.qa.leads import key_objects
+
+    question = "we run 100% on azure today, can we get tpus there?"
+    assert not any(ch.isdigit() for obj in key_objects(question) for ch in obj)
+    answer = qa.ask(question)
+    assert not answer.declined and "Azure" in answer.answer, answer.answer
+
+
+def test_the_admit_threshold_must_sit_below_the_decline_threshold():
+    gate = domain_gate.gate_model()
+    assert gate is not None
+    with pytest.raises(ValidationError):
+        domain_gate.GateModel.model_validate(gate.manifest.model_dump() | {"in_threshold": gate.manifest.threshold})
