@@ -2,14 +2,17 @@
 
 Training questions, each labelled in or out of the notes' domain:
 
-- the examiners' tuning batches ``/work/fresh/tuning/fq*.jsonl`` (passed on the command line;
-  they are not in the repo), each already first-measured before this gate existed;
+- any labelled batches passed on the command line (for experiments; the committed weights use
+  only what is in the repository);
 - the dev set ``data/dev.jsonl`` (its in/out labels);
 - ``data/domain_gate_extra.jsonl``: questions written for the gate by the engineer who built it
   (near-domain how-tos, figure, date and code requests, injections; covered questions in odd
   wording), written from the notes' headings, not from any evaluation question;
 - ``data/domain_gate_train.jsonl``: 238 more (120 in, 118 out), written section by section from
-  the notes by a helper who saw no evaluation question and no output of hwbot.
+  the notes by a helper who saw no evaluation question and no output of hwbot;
+- ``data/domain_gate_situations.jsonl``: a team's situation followed by a short generic ask
+  ("what's going on?"), in and out of the notes, by another such helper;
+- ``data/measured/fq*.jsonl``: fresh question batches after their first measurement.
 
 The files in the repository are the default training set, so ``hwbot fit-gate`` with no
 arguments rebuilds the committed weights from the repository alone.
@@ -43,8 +46,10 @@ _DATA = Path(__file__).resolve().parent / "data"
 DEV_FILE = _DATA / "dev.jsonl"
 EXTRA_FILE = _DATA / "domain_gate_extra.jsonl"
 TRAIN_FILE = _DATA / "domain_gate_train.jsonl"
-#: the training files in the repository, always fitted on (batches given on the command line are added)
-REPO_FILES = (DEV_FILE, EXTRA_FILE, TRAIN_FILE)
+SITUATIONS_FILE = _DATA / "domain_gate_situations.jsonl"
+#: the training files in the repository, always fitted on (batches given on the command line are added):
+#: the written ones, and every question batch in ``measured/`` (fresh batches after their first measurement)
+REPO_FILES = (DEV_FILE, EXTRA_FILE, TRAIN_FILE, SITUATIONS_FILE, *sorted((_DATA / "measured").glob("fq*.jsonl")))
 
 _L2 = 0.03  # penalty on the weights (not the bias); the embedding is unit-norm, the scalars standardized
 _FOLDS = 5

@@ -70,16 +70,11 @@ def _objects() -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
 
 
 def key_objects(text: str) -> list[str]:
-    """The near-domain things the ask is about that an answer must name (in order, no repeats).
-
-    A token without a letter ("100%", "8", "2x" is kept) is an amount, not a thing: "we're 100% on
-    aws, can we spin up tpus there?" asks about AWS, and a figure request is judged by its intent."""
+    """The near-domain things the ask is about that an answer must name (in order, no repeats)."""
     words, shapes = _objects()
     out: list[str] = []
     for raw in _WORD.findall(text):
         token = raw.lower().rstrip(".,;:")
-        if not any(c.isalpha() for c in token):
-            continue
         if (token in words or any(p.match(token) for p in shapes)) and token not in out:
             out.append(token)
     return out

@@ -343,8 +343,9 @@ class QAEngine:
         if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)
         nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
-        if out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):  # learned gate
-            return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
+        if out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):  # the learned gate: no nearest topic to offer
+            reason = {"code": "no_code", "figure": "no_figure"}.get(intent.name, "out_of_scope")
+            return declined_answer(text, notices, reason=reason, intent=intent.name)
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
