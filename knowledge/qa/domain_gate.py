@@ -146,8 +146,8 @@ def out_of_domain(
 
     ``clause`` is the question's asking clause after any preamble ("congrats on the launch! unrelated
     q: do we have to rewrite it for TPUs?"): a chatty preamble pulls the whole question's embedding
-    away from the notes, so when the clause differs (and is a real clause) it must look out of
-    domain too, judged with the same evidence. ``encode`` embeds it."""
+    away from the notes, so when the clause differs (and is a real clause) and the gate is confident
+    the clause is in the domain (judged with the same evidence), it is answered. ``encode`` embeds it."""
     gate = gate_model()
     if gate is None or evidence is None or np.asarray(qvec).size != gate.manifest.dim:
         return False
@@ -155,7 +155,10 @@ def out_of_domain(
         return False
     if encode is None or len(clause.split()) < _MIN_CLAUSE_WORDS:
         return True
-    return gate.declines(np.asarray(encode(clause), dtype=np.float32), evidence)
+    # the clause rescues the question only when the gate is confident the clause itself is in the
+    # domain: "CUDA error: device-side assert in my loss, how do i fix it" has a clause that is merely
+    # less far out than the whole, and stays declined
+    return not gate.admits(np.asarray(encode(clause), dtype=np.float32), evidence)
 
 
 def in_domain(qvec: np.ndarray, evidence: Evidence | None) -> bool:

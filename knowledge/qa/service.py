@@ -215,8 +215,7 @@ class QAEngine:
     ) -> Observation:
         """Every step of :meth:`ask` before its decisions, in ask's order (calibration reads these).
 
-        ``complete=False`` is ask's own path: it stops after the intent of an out-of-scope
-        question, and skips retrieval when a curated entry clears the thresholds.
+        ``complete=False`` stops after the intent of an out-of-scope question.
         ``on_step(name)`` is called as each step ends (the latency bench times them).
         """
         step = on_step or _no_step
@@ -229,18 +228,18 @@ class QAEngine:
         obs = Observation(text, notices, qvec, intent, mode)
         if intent.name == "out_of_scope" and not complete:
             return obs
-        obs.curated = self.curated_candidate(qvec, intent, text, mode)
-        step("curated")
-        if obs.curated is not None and obs.curated.clears(self.params.curated) and not complete:
-            return obs
         obs.hits, obs.evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
         obs.lenient = self.lenient(intent, text)
         step("retrieve")
+        obs.curated = self.curated_candidate(qvec, intent, text, mode)
+        step("curated")
         return obs
 
     def declines(self, obs: Observation, abstain: AbstainParams | None = None, curated: CuratedParams | None = None) -> bool:
         """Whether :meth:`ask` declines what it observed, before composing (thresholds: the engine's by default)."""
         if obs.intent.name == "out_of_scope" and not (obs.mode == "hybrid" and in_domain(obs.qvec, obs.evidence)):
+            return True
+        if obs.hits and out_of_domain(obs.qvec, obs.evidence, asking_clause(focus_of(obs.text)), self.encode_query):
             return True
         if obs.curated is not None and obs.curated.clears(curated or self.params.curated):
             return False
@@ -325,6 +324,11 @@ class QAEngine:
         objects = [] if choosing else key_objects(focus)
         if kind in _SITUATED:  # numbers there describe the situation ("30% utilization"), not what is asked
             objects = [o for o in objects if o.isalpha()]
+        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
+        step("retrieve")
+        if hits and out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):  # the learned gate, before any answer path
+            reason = {"code": "no_code", "figure": "no_figure"}.get(intent.name, "out_of_scope")
+            return declined_answer(text, notices, reason=reason, intent=intent.name)
         match = None if objects else self.curated_match(qvec, mode, intent, text)
         step("curated")
         if match is not None and not answers_ask(kind, match.entry.sentences[0][0], ask.options):
@@ -334,8 +338,6 @@ class QAEngine:
         if match is not None:
             curated = self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
             return curated.model_copy(update={"ask": kind})
-        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
-        step("retrieve")
         lenient = self.lenient(intent, text)
         # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
         # by its details the same way; in our domain and with the question's words found, it is answered.
@@ -343,9 +345,6 @@ class QAEngine:
         if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)
         nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
-        if out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):  # the learned gate: no nearest topic to offer
-            reason = {"code": "no_code", "figure": "no_figure"}.get(intent.name, "out_of_scope")
-            return declined_answer(text, notices, reason=reason, intent=intent.name)
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
