@@ -61,14 +61,16 @@ print(json.dumps({"idle": idle, "after": rss("VmRSS"), "peak": rss("VmHWM"), "wi
 """
 
 
-def _worker(index_dir: Path, encoder: str, n: int, workdir: Path) -> dict[str, float | bool]:
+def _worker(index_dir: Path, encoder: str, n: int, workdir: Path) -> dict[str, float | bool | str]:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     feedback = workdir / f"feedback-{encoder}.sqlite3"
     proc = subprocess.run([sys.executable, "-c", WORKER, str(index_dir), encoder, str(n), str(feedback)],
                           env=env, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise RuntimeError(f"{encoder} worker exited {proc.returncode}: {proc.stderr.strip()[-300:]}")
-    data: dict[str, float | bool] = json.loads(proc.stdout.strip().splitlines()[-1])
+    data: dict[str, float | bool | str] = json.loads(proc.stdout.strip().splitlines()[-1])
+    # what the worker said on stderr (a fallback notice says why torch was loaded on the ONNX path)
+    data["stderr"] = proc.stderr.strip()[-500:]
     return data
 
 

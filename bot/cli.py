@@ -168,6 +168,17 @@ def fit_leads(settings: HwbotSettings) -> None:
     run_fit_leads(settings)
 
 
+@cli.command(name="fit-gate")
+@click.argument("batches", nargs=-1, type=_PATH)
+@click.option("--lobo", is_flag=True, help="Leave each batch out in turn and score it before/after, instead of writing the gate.")
+@click.pass_obj
+def fit_gate(settings: HwbotSettings, batches: tuple[Path, ...], lobo: bool) -> None:
+    """Fit the out-of-domain gate on labelled question batches (writes knowledge/qa/data/domain_gate/)."""
+    from bot.commands.gate import run_fit_gate
+
+    run_fit_gate(settings, list(batches), lobo=lobo)
+
+
 @cli.command(name="train-extractor")
 @click.pass_obj
 def train_extractor(settings: HwbotSettings) -> None:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 
 from knowledge.qa.answers import Answer, AnswerSentence
+from knowledge.qa.domain_gate import out_of_domain
 from knowledge.qa.intent import Intent
 from knowledge.qa.leads import foreign_language
 from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
 
 __all__ = [
-    "should_decline", "declined_answer", "lacks_asked_kind", "refuse_input", "DECLINE_TEXT", "DECLINE_TEXTS",
+    "should_decline", "out_of_domain", "declined_answer", "lacks_asked_kind", "refuse_input", "DECLINE_TEXT", "DECLINE_TEXTS",
 ]
 
 DECLINE_TEXT = (

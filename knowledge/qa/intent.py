@@ -165,21 +165,25 @@ class IntentClassifier:
         kind = self._figure_kind(question) if name == "figure" else None
         return Intent(name=name, max_sentences=budget, decided_by=decided_by, figure_kind=kind)
 
-    def classify(self, question: str, qvec: np.ndarray) -> Intent:
+    def classify(self, question: str, qvec: np.ndarray, *, in_scope: bool = False) -> Intent:
+        """The question's intent. ``in_scope``: the question is known to be in the domain (the
+        out-of-domain gate is confident), so "out_of_scope" is not a candidate."""
         sims = self._vectors @ qvec
         out_idx = [i for i, lab in enumerate(self._labels) if lab == "out_of_scope"]
         in_idx = [i for i, lab in enumerate(self._labels) if lab != "out_of_scope"]
         best_out = max(out_idx, key=lambda i: sims[i])
         best_in = max(in_idx, key=lambda i: sims[i])
         scope = self.data.scope
-        if sims[best_out] >= scope.min_similarity and sims[best_out] - sims[best_in] >= scope.min_lead:
+        if not in_scope and sims[best_out] >= scope.min_similarity and sims[best_out] - sims[best_in] >= scope.min_lead:
             return self._make("out_of_scope", f"prototype: {self._texts[best_out]}", question)
         for name, patterns in self._cues:
+            if in_scope and name == "out_of_scope":
+                continue
             for pat in patterns:
                 if pat.search(question):
                     return self._make(name, f"cue: {pat.pattern}", question)
         # Without a cue, a question is never taken for a figure or code request: those
         # intents decline answers, so they need the question's own words to say so.
-        open_idx = [i for i, lab in enumerate(self._labels) if lab not in _CUE_ONLY]
+        open_idx = [i for i, lab in enumerate(self._labels) if lab not in _CUE_ONLY and not (in_scope and lab == "out_of_scope")]
         best = max(open_idx, key=lambda i: sims[i])
         return self._make(self._labels[best], f"prototype: {self._texts[best]}", question)

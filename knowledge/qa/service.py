@@ -31,11 +31,12 @@ from indexer.ondisk import Store
 from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
-from knowledge.qa.abstain import declined_answer, lacks_asked_kind, refuse_input, should_decline
+from knowledge.qa.abstain import declined_answer, lacks_asked_kind, out_of_domain, refuse_input, should_decline
 from knowledge.qa.answers import Answer
 from knowledge.qa.asks import Ask, answer_type, asks_for_method, focus_of, split_asks
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
+from knowledge.qa.domain_gate import in_domain
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
@@ -43,6 +44,7 @@ from knowledge.qa.joining import join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
+from knowledge.qa.scope import asking_clause, asks_elsewhere
 from knowledge.qa.sides import is_verdict, mentions_domain, side_of
 
 __all__ = ["QAEngine", "Observation"]
@@ -50,10 +52,6 @@ __all__ = ["QAEngine", "Observation"]
 #: An answer that is not an open comparison: its lead and at most two supporting sentences.
 MAX_PLAIN = 3
 #: Asks about a team's own situation: diagnoses, does-it-matter, is-that-realistic, what to watch.
-#: Where a preamble ends and the asking clause begins: a dash, a colon or a semicolon.
-_ASKING_CLAUSE = re.compile(r"\s[\u2014\u2013-]\s|\u2014|[:;]\s")
-#: An asking clause shorter than this leans on what came before it.
-_MIN_ASKING_CLAUSE_WORDS = 7
 #: A choice names what is chosen between: the accelerators themselves.
 _ACCELERATOR = re.compile(r"\b(gpus?|tpus?|accelerators?|hardware|chips?)\b", re.I)
 _SITUATED = frozenset({"diagnose", "how_to_fix", "does_matter", "realistic", "watch"})
@@ -217,8 +215,7 @@ class QAEngine:
     ) -> Observation:
         """Every step of :meth:`ask` before its decisions, in ask's order (calibration reads these).
 
-        ``complete=False`` is ask's own path: it stops after the intent of an out-of-scope
-        question, and skips retrieval when a curated entry clears the thresholds.
+        ``complete=False`` stops after the intent of an out-of-scope question.
         ``on_step(name)`` is called as each step ends (the latency bench times them).
         """
         step = on_step or _no_step
@@ -231,18 +228,18 @@ class QAEngine:
         obs = Observation(text, notices, qvec, intent, mode)
         if intent.name == "out_of_scope" and not complete:
             return obs
-        obs.curated = self.curated_candidate(qvec, intent, text, mode)
-        step("curated")
-        if obs.curated is not None and obs.curated.clears(self.params.curated) and not complete:
-            return obs
         obs.hits, obs.evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
         obs.lenient = self.lenient(intent, text)
         step("retrieve")
+        obs.curated = self.curated_candidate(qvec, intent, text, mode)
+        step("curated")
         return obs
 
     def declines(self, obs: Observation, abstain: AbstainParams | None = None, curated: CuratedParams | None = None) -> bool:
         """Whether :meth:`ask` declines what it observed, before composing (thresholds: the engine's by default)."""
-        if obs.intent.name == "out_of_scope":
+        if obs.intent.name == "out_of_scope" and not (obs.mode == "hybrid" and in_domain(obs.qvec, obs.evidence)):
+            return True
+        if obs.hits and out_of_domain(obs.qvec, obs.evidence, asking_clause(focus_of(obs.text)), self.encode_query):
             return True
         if obs.curated is not None and obs.curated.clears(curated or self.params.curated):
             return False
@@ -291,14 +288,10 @@ class QAEngine:
             parts.append(part)
         return join_asks(text, asks, parts, notices, mode)
 
-    def _asks_elsewhere(self, focus: str, text: str) -> bool:
-        """A question about something else after a preamble in our domain ("quick break from the
-        GPU debates: ...") is out of scope by what it asks, not by what it mentions. A short clause
-        ("... — which way should we lean?") leans on its context and is not judged alone."""
-        asked = _ASKING_CLAUSE.split(focus)[-1].strip()
-        if asked == text or len(asked.split()) < _MIN_ASKING_CLAUSE_WORDS or mentions_domain(asked):
-            return False
-        return self.intents.classify(asked, self.encode_query(asked)).name == "out_of_scope"
+    def _admitted(self, text: str, qvec: np.ndarray, mode: Mode) -> bool:
+        """The learned gate overrules an out-of-scope call by prototypes or by an off-topic clause
+        when it is confident the question is in the domain (hybrid evidence only: what it was fitted on)."""
+        return mode == "hybrid" and in_domain(qvec, self.retrieve(text, mode=mode, qvec=qvec)[1])
 
     def _answer_ask(
         self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str], used: frozenset[str] = frozenset(),
@@ -317,12 +310,12 @@ class QAEngine:
         if intent.name in ("figure", "code") and asks_for_method(one.text):
             # "how can we stop paying the hourly price?" asks for a method, not a figure
             intent = replace(intent, name="how", max_sentences=MAX_PLAIN, decided_by=f"method ask over {intent.name}")
-        if intent.name != "out_of_scope" and self._asks_elsewhere(focus, one.text):
-            return declined_answer(text, notices, reason="out_of_scope", intent="out_of_scope")
+        if intent.name == "out_of_scope" or asks_elsewhere(self.intents, self.encode_query, focus, one.text):
+            if not self._admitted(text, qvec, mode):
+                return declined_answer(text, notices, reason="out_of_scope", intent="out_of_scope")
+            intent = self.intents.classify(text, qvec, in_scope=True)
         kind = answer_type(one.text, intent.name)
         ask = replace(one, type=kind)
-        if intent.name == "out_of_scope":
-            return declined_answer(text, notices, reason="out_of_scope", intent=intent.name)
         if kind != "compare" and intent.max_sentences > MAX_PLAIN:
             intent = replace(intent, max_sentences=MAX_PLAIN)  # the lead and at most two supporting sentences
         # the object a how / what / yes-no ask is about; a team's choice may mention anything in passing
@@ -331,6 +324,11 @@ class QAEngine:
         objects = [] if choosing else key_objects(focus)
         if kind in _SITUATED:  # numbers there describe the situation ("30% utilization"), not what is asked
             objects = [o for o in objects if o.isalpha()]
+        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
+        step("retrieve")
+        if hits and out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):  # the learned gate, before any answer path
+            reason = {"code": "no_code", "figure": "no_figure"}.get(intent.name, "out_of_scope")
+            return declined_answer(text, notices, reason=reason, intent=intent.name)
         match = None if objects else self.curated_match(qvec, mode, intent, text)
         step("curated")
         if match is not None and not answers_ask(kind, match.entry.sentences[0][0], ask.options):
@@ -340,23 +338,19 @@ class QAEngine:
         if match is not None:
             curated = self.curated.answer(text, match, qvec, notices, max_sentences=intent.max_sentences, intent=intent.name)
             return curated.model_copy(update={"ask": kind})
-        hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
-        step("retrieve")
         lenient = self.lenient(intent, text)
         # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
         # by its details the same way; in our domain and with the question's words found, it is answered.
-        lenient = lenient or (
-            kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25
-        )
+        lenient = lenient or (kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25)
         if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient):
             return declined_answer(text, notices, intent=intent.name)
+        nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
             can_lead=self.retriever.forms.can_lead, used=used,
         )
         step("compose")
-        nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         if not sentences:
             return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
         missing = [o for o in objects if not names_object(o, [s.text for s in sentences])

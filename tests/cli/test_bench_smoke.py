@@ -82,7 +82,7 @@ def test_smoke_computes_ratios_against_floors(smoke: tuple[subprocess.CompletedP
     assert data["coldstart"]["failures"] == []
     assert data["parity"]["differ"] == []  # the ONNX path answers exactly as sentence-transformers does
     onnx_worker = data["memory"]["runs"]["onnx"]
-    assert onnx_worker["torch"] is False and onnx_worker["idle"] > 0
+    assert onnx_worker["torch"] is False and onnx_worker["idle"] > 0, onnx_worker.get("stderr")
     assert data["memory"]["runs"]["sentence-transformers"]["torch"] is True
 
 

@@ -114,11 +114,13 @@ def test_the_thresholds_are_the_parameters(qa):
         assert QAEngine(qa.store, qa.embedder, strict).ask(PARAPHRASE).mode == "hybrid"
 
 
-def test_forms_are_embedded_once_and_each_ask_encodes_once(qa):
+def test_forms_come_from_the_index_and_each_ask_encodes_once(qa):
+    """The FAQ forms and the intent prototypes were embedded by the index build: opening an
+    engine encodes nothing, and each question is encoded once."""
     counting = CountingEmbedder(qa.embedder)
     engine = QAEngine(qa.store, counting, qa.params)
-    built = len(counting.calls)  # the FAQ forms and the intent prototypes, once each
-    assert built == 2
+    built = len(counting.calls)
+    assert built == 0 and engine.fixed_texts.encoded == 0
     assert engine.ask(PARAPHRASE).mode == "curated"
     assert engine.ask("How do I debug JAX code that runs on a TPU?").mode == "hybrid"
     assert counting.calls[built:] == [1, 1]
