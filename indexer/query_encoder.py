@@ -110,6 +110,9 @@ def _new_session(path: str) -> Any:
 
 _prefetch_lock = threading.Lock()
 _prefetched: dict[str, Future[Any]] = {}
+#: built sessions, one per export file (keyed with its size and mtime, so a replaced file gets a new one)
+_sessions: dict[tuple[str, int, int], Any] = {}
+_sessions_lock = threading.Lock()
 
 
 def _load_into(path: str, future: Future[Any]) -> None:
@@ -134,6 +137,9 @@ def prefetch_query_encoder(index_dir: Path) -> None:
         path = str(record["path"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return
+    with _sessions_lock:
+        if any(key[0] == path for key in _sessions):
+            return  # built already: the process shares it
     with _prefetch_lock:
         if path in _prefetched:
             return
@@ -143,10 +149,23 @@ def prefetch_query_encoder(index_dir: Path) -> None:
 
 
 def _session_for(path: str) -> Any:
-    """The prefetched session for this file if there is one, else a new one."""
-    with _prefetch_lock:
-        future = _prefetched.pop(path, None)
-    return future.result() if future is not None else _new_session(path)
+    """The process's session for this file: one per export, shared by every encoder on it.
+
+    The answer path and the learned extractor (``recommend --text``, a Slack worker reading a
+    team's words) both encode with the same export; two sessions held the 90 MB of weights and
+    their arenas twice (a Slack worker grew by ~115 MB once the first team's message was read).
+    An ONNX Runtime session may be run from several threads at once. The prefetched session,
+    if one was started, becomes the shared one."""
+    stat = os.stat(path)
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    with _sessions_lock:
+        with _prefetch_lock:
+            future = _prefetched.pop(path, None)
+        if key in _sessions:
+            return _sessions[key]  # a prefetch started meanwhile is dropped: its thread ends on its own
+        session = future.result() if future is not None else _new_session(path)
+        _sessions[key] = session
+        return session
 
 
 class OnnxQueryEncoder:

@@ -124,6 +124,7 @@ def test_ask_many_gives_what_ask_gives(qa) -> None:  # type: ignore[no-untyped-d
 def test_a_prefetched_session_is_the_one_the_encoder_uses(built_index, store: Store) -> None:  # type: ignore[no-untyped-def]
     from indexer import query_encoder
 
+    query_encoder._sessions.clear()  # as in a fresh process
     query_encoder.prefetch_query_encoder(built_index)
     assert store.manifest.encoder is not None
     assert store.manifest.encoder.path in query_encoder._prefetched
@@ -137,3 +138,18 @@ def test_prefetch_without_an_index_does_nothing(tmp_path) -> None:  # type: igno
 
     query_encoder.prefetch_query_encoder(tmp_path / "no-index")
     assert query_encoder._prefetched == {}
+
+
+def test_encoders_on_one_export_share_one_session(built_index, store: Store) -> None:  # type: ignore[no-untyped-def]
+    """The answer path and the learned extractor encode with the same export: one session (one copy
+    of the weights) per process, and a prefetch after it was built starts nothing."""
+    from indexer import query_encoder
+    from knowledge.index import clause_encoder
+
+    first, _ = _open(store)
+    second = clause_encoder(built_index)
+    assert isinstance(first, OnnxQueryEncoder) and isinstance(second, OnnxQueryEncoder)
+    assert first._session is second._session
+    query_encoder.prefetch_query_encoder(built_index)
+    assert query_encoder._prefetched == {}
+    np.testing.assert_array_equal(first.encode(["why would a TPU sit idle?"]), second.encode(["why would a TPU sit idle?"]))
