@@ -151,6 +151,8 @@ class CardActions:
             card = StoredCard.model_validate_json(raw) if raw else None
         except (ValueError, ValidationError):
             card = None
+        if card is not None:
+            card = card.model_copy(update={"origin": card.origin.settled(body)})  # a click that beat the binding
         if card is not None and not card.origin.allows(body, same_user=True):
             log.info("refused a card action from another conversation or person (card %s)", card_id)
             respond_via(body.get("response_url"), text=ELSEWHERE, response_type="ephemeral", replace_original=False)

@@ -47,7 +47,7 @@ from bot.slack.card import UNAVAILABLE, card_message
 from bot.slack.feedback import REASONS, FeedbackRecord, Reason, StoredAnswer
 from bot.slack.modal import FEEDBACK_CALLBACK_ID, INTAKE_CALLBACK_ID, feedback_view, parse_feedback, parse_submission
 from bot.slack.mrkdwn import escape
-from bot.slack.origin import ELSEWHERE, clicked_from
+from bot.slack.origin import ELSEWHERE, Origin, clicked_from
 from bot.slack.posting import api_error, post, respond_via
 from bot.slack.replies import bind_posted
 from bot.slack.runtime import SlackRuntime
@@ -104,6 +104,8 @@ class FeedbackButtons:
         if stored is None:
             respond_via(body.get("response_url"), text=TOO_OLD, response_type="ephemeral", replace_original=False)
             return None
+        if stored.origin is not None:
+            stored = stored.model_copy(update={"origin": stored.origin.settled(body)})  # a click that beat the binding
         if stored.origin is None or not stored.origin.allows(body, same_user=False):
             log.info("refused a click on answer %s from another conversation", answer_id)
             respond_via(body.get("response_url"), text=ELSEWHERE, response_type="ephemeral", replace_original=False)
@@ -116,7 +118,10 @@ class FeedbackButtons:
         user = _str(_get(body, "user", "id"))
         team = _str(_get(body, "team", "id")) or _str(_get(body, "user", "team_id"))
         answer_id = _str(action.get("value"))
-        if not user or not answer_id or self._stored(answer_id, body) is None:
+        if not user or not answer_id:
+            return
+        clicked = self._stored(answer_id, body)
+        if clicked is None:
             return
         try:
             record = self.runtime.feedback.record(answer_id, helpful=helpful, team_id=team, user_id=user)
@@ -129,7 +134,7 @@ class FeedbackButtons:
         log.info("feedback stored for answer %s: helpful=%s", answer_id, helpful)
         if not helpful:
             self._ask_why(body, client, answer_id)
-        self._thank(body, client, answer_id, record)
+        self._thank(body, client, answer_id, record, clicked.origin)
 
     def _ask_why(self, body: dict, client: WebClient, answer_id: str) -> None:
         trigger = _str(body.get("trigger_id"))
@@ -140,19 +145,20 @@ class FeedbackButtons:
         except SlackApiError as exc:
             log.warning("could not open the feedback modal: %s", api_error(exc))
 
-    def _thank(self, body: dict, client: WebClient, answer_id: str, record: FeedbackRecord) -> None:
+    def _thank(self, body: dict, client: WebClient, answer_id: str, record: FeedbackRecord, clicked: Origin | None) -> None:
         try:
             stored = self.runtime.feedback.answer(answer_id)
         except StateUnavailable:
             return
         if stored is None or stored.origin is None:
             return
+        origin = clicked if not stored.origin.ts and clicked is not None else stored.origin  # the click's, if still unbound
         escalate = bool(self.runtime.escalation_channel) and (not record.helpful or stored.declined)
         message = answer_message(stored_to_answer(stored), answer_id, thanks=thanks_line(record.helpful), escalate=escalate)
-        if not stored.origin.ts or clicked_from(body)[3]:  # ephemeral: only its response_url can change it
+        if not origin.ts or clicked_from(body)[3]:  # ephemeral: only its response_url can change it
             respond_via(body.get("response_url"), text=message.text, blocks=message.blocks, replace_original=True)
             return
-        channel, ts = stored.origin.channel, stored.origin.ts  # where it was posted, not what the click says
+        channel, ts = origin.channel, origin.ts  # where it was posted (or, before the binding, its own message)
         try:
             client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
         except SlackApiError as exc:

@@ -34,6 +34,20 @@ class Origin(BaseModel):
             return False
         return not same_user or not self.user or user == self.user
 
+    def settled(self, body: dict[str, Any]) -> "Origin":
+        """This origin, with the message a click names when the binding has not been stored yet.
+
+        The message's ``ts`` is known only once ``chat.postMessage`` returns, and it is stored just
+        after; a quick click (or a loaded worker) can arrive in between. A click from a message (not
+        an ephemeral one) in this channel by the person the id was issued to names that message
+        itself, so it stands in for the binding. Anything else is judged as before."""
+        if self.ts:
+            return self
+        channel, ts, user, ephemeral = clicked_from(body)
+        if ephemeral or not ts or not self.channel or channel != self.channel or not self.user or user != self.user:
+            return self
+        return self.model_copy(update={"ts": ts})
+
 
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""

@@ -122,3 +122,25 @@ def test_a_card_action_from_another_message_channel_or_person_changes_nothing(bo
     assert {c.body.get("text") for c in notes} == {ELSEWHERE}
     assert all(c.body.get("response_type") == "ephemeral" for c in notes)
     assert bot.fake.calls("chat.update") == [] and bot.fake.calls("views.open") == []
+
+
+def test_a_click_that_beats_the_binding_of_its_message_still_rescores_it(bot: RunningBot) -> None:
+    """The message's ts is stored just after chat.postMessage returns; a click can arrive first.
+    A click from that message by the card's person counts as the binding; another person's does not."""
+    from bot.slack.card import whatif_controls
+
+    profile = parse_profile(TPU_FRIENDLY)
+    card_id, controls = whatif_controls(bot.runtime, profile, channel="CRACE001", user="UASKER01")  # stored, not yet bound
+    card = {"channel": "CRACE001", "ts": "1700000000.000100", "blocks": controls}
+    cloud = _select(controls, "cloud")
+    on_prem = next(o for o in cloud["options"] if o["value"].endswith("|on_prem"))
+    action = {"action_id": cloud["action_id"], "type": "static_select", "selected_option": on_prem, "block_id": "x", "action_ts": "1"}
+
+    assert bot.sender.interactive(_click(card, action, user="USOMEONE2")).status == 200
+    bot.wait_idle()
+    assert bot.fake.calls("chat.update") == []  # someone else's click on an unbound card changes nothing
+
+    assert bot.sender.interactive(_click(card, action)).status == 200
+    update = bot.fake.wait_for("chat.update")[0].body
+    assert update["channel"] == "CRACE001" and update["ts"] == "1700000000.000100"
+    assert _select(update["blocks"], "cloud")["initial_option"]["value"].endswith("|on_prem")

@@ -178,3 +178,18 @@ def test_a_click_from_another_conversation_changes_nothing(bot: RunningBot) -> N
     assert {c.body["text"] for c in notes} == {ELSEWHERE} and all(c.body["response_type"] == "ephemeral" for c in notes)
     assert bot.runtime.feedback.votes() == []
     assert bot.fake.calls("chat.update") == [] and bot.fake.calls("views.open") == []
+
+
+def test_an_unbound_origin_is_settled_only_by_its_own_person_clicking_from_a_message() -> None:
+    from bot.slack.origin import Origin
+
+    unbound = Origin(channel="C1", user="U1")
+
+    def click(user: str, channel: str = "C1", ts: str = "1.2", ephemeral: bool = False) -> dict:
+        return {"user": {"id": user}, "container": {"channel_id": channel, "message_ts": ts, "is_ephemeral": ephemeral}}
+
+    assert unbound.settled(click("U1")).ts == "1.2" and unbound.settled(click("U1")).allows(click("U1"), same_user=True)
+    for other in (click("U2"), click("U1", channel="C2"), click("U1", ephemeral=True), click("U1", ts="")):
+        assert unbound.settled(other) == unbound
+    bound = Origin(channel="C1", ts="9.9", user="U1")
+    assert bound.settled(click("U1")) == bound  # a stored binding is never overridden by a click
