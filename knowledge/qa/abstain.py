@@ -24,7 +24,7 @@ from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
 
 __all__ = [
-    "should_decline", "out_of_domain", "declined_answer", "lacks_asked_kind", "refuse_input", "DECLINE_TEXT", "DECLINE_TEXTS",
+    "should_decline", "kind_reason", "out_of_domain", "declined_answer", "lacks_asked_kind", "refuse_input", "DECLINE_TEXT", "DECLINE_TEXTS",
 ]
 
 DECLINE_TEXT = (
@@ -49,6 +49,11 @@ DECLINE_TEXTS = {
     "no_question": "The notes do not cover this question: it holds no words to answer. Ask about GPUs, TPUs and your workload.",
     "language": "The notes do not cover this question: they are in English, so please ask in English.",
 }
+
+
+def kind_reason(intent: str, default: str) -> str:
+    """The decline reason of a code or figure request (its text says where to look instead), else ``default``."""
+    return {"code": "no_code", "figure": "no_figure"}.get(intent, default)
 
 
 def should_decline(evidence: Evidence, params: AbstainParams, mode: str = "hybrid") -> bool:

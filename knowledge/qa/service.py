@@ -31,7 +31,7 @@ from indexer.ondisk import Store
 from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
-from knowledge.qa.abstain import declined_answer, lacks_asked_kind, out_of_domain, refuse_input, should_decline
+from knowledge.qa.abstain import declined_answer, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, should_decline
 from knowledge.qa.answers import Answer
 from knowledge.qa.asks import Ask, answer_type, asks_for_method, focus_of, split_asks
 from knowledge.qa.compose import compose
@@ -327,8 +327,7 @@ class QAEngine:
         hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
         step("retrieve")
         if hits and out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):  # the learned gate, before any answer path
-            reason = {"code": "no_code", "figure": "no_figure"}.get(intent.name, "out_of_scope")
-            return declined_answer(text, notices, reason=reason, intent=intent.name)
+            return declined_answer(text, notices, reason=kind_reason(intent.name, "out_of_scope"), intent=intent.name)
         match = None if objects else self.curated_match(qvec, mode, intent, text)
         step("curated")
         if match is not None and not answers_ask(kind, match.entry.sentences[0][0], ask.options):
@@ -358,8 +357,7 @@ class QAEngine:
         if missing:
             return declined_answer(text, notices, reason="off_object", intent=intent.name, nearest=nearest, subject=missing[0])
         if lacks_asked_kind(intent, sentences):
-            reason = "no_code" if intent.name == "code" else "no_figure"
-            return declined_answer(text, notices, reason=reason, intent=intent.name)
+            return declined_answer(text, notices, reason=kind_reason(intent.name, "no_figure"), intent=intent.name)
         return Answer(
             question=text,
             answer=join_sentences(sentences),
