@@ -27,6 +27,7 @@ unavailable, a click gets an ephemeral "try again in a minute" and changes nothi
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, cast
 
 from slack_bolt import Ack, App
@@ -62,6 +63,9 @@ log = logging.getLogger("hwbot.slack.interactions")
 TOO_OLD = "Thanks! That answer is too old to rate, but you can ask again."
 _ESCALATED = "escalated"
 _ESCALATION_TTL = 30 * 24 * 3600.0
+#: how long a click from a posted message waits for that message's binding to be stored
+#: (it is written right after chat.postMessage returns, normally within milliseconds)
+_BINDING_WAIT = 2.0
 
 
 def _get(mapping: Any, *path: str) -> Any:
@@ -104,12 +108,29 @@ class FeedbackButtons:
         if stored is None:
             respond_via(body.get("response_url"), text=TOO_OLD, response_type="ephemeral", replace_original=False)
             return None
+        if stored.origin is not None and not stored.origin.ts and not clicked_from(body)[3]:
+            stored = self._bound(answer_id or "", stored)  # a click from a posted message that beat its binding
         if stored.origin is not None:
-            stored = stored.model_copy(update={"origin": stored.origin.settled(body)})  # a click that beat the binding
+            stored = stored.model_copy(update={"origin": stored.origin.settled(body)})
         if stored.origin is None or not stored.origin.allows(body, same_user=False):
             log.info("refused a click on answer %s from another conversation", answer_id)
             respond_via(body.get("response_url"), text=ELSEWHERE, response_type="ephemeral", replace_original=False)
             return None
+        return stored
+
+    def _bound(self, answer_id: str, stored: StoredAnswer) -> StoredAnswer:
+        """The stored answer once its message's binding has landed, waiting up to :data:`_BINDING_WAIT`.
+
+        Anyone in the channel may rate an answer, so a click by another person cannot settle an
+        unbound origin by the message it names (:meth:`Origin.settled` trusts only the id's own
+        person); it waits for the binding the posting worker is about to write instead."""
+        deadline = time.monotonic() + _BINDING_WAIT
+        while stored.origin is not None and not stored.origin.ts and time.monotonic() < deadline:
+            time.sleep(0.05)
+            try:
+                stored = self.runtime.feedback.answer(answer_id) or stored
+            except StateUnavailable:
+                break
         return stored
 
     def on_click(self, ack: Ack, body: dict, action: dict, client: WebClient) -> None:

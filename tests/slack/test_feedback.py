@@ -193,3 +193,20 @@ def test_an_unbound_origin_is_settled_only_by_its_own_person_clicking_from_a_mes
         assert unbound.settled(other) == unbound
     bound = Origin(channel="C1", ts="9.9", user="U1")
     assert bound.settled(click("U1")) == bound  # a stored binding is never overridden by a click
+
+
+def test_another_persons_click_that_beats_the_binding_waits_for_it(bot: RunningBot, qa) -> None:
+    """Anyone may rate an answer, so a voter's click that arrives before the message's ts is stored
+    waits for the posting worker's binding instead of trusting the ts the click names."""
+    import threading
+
+    answer_id = bot.runtime.feedback.remember(qa.ask(QUESTION), channel="CRACE002", user="UASKER01")  # posted, not yet bound
+    message = {"ts": "1700000000.000200", "blocks": []}
+    binder = threading.Timer(0.3, lambda: bot.runtime.feedback.bind(answer_id, "CRACE002", message["ts"]))
+    binder.start()
+    payload = block_action(action_id=ACTION_HELPFUL, value=answer_id, channel="CRACE002", message=message, user="UVOTER01")
+    assert bot.sender.interactive(payload).status == 200
+    update = bot.fake.wait_for("chat.update")[0].body
+    binder.join()
+    assert update["channel"] == "CRACE002" and update["ts"] == message["ts"]
+    assert any("Thanks for the feedback" in t for t in block_texts(update["blocks"]))
