@@ -6,9 +6,14 @@ Two floors, each a fresh process that does only what any embedding query must:
 - *bare ONNX*: import onnxruntime, tokenizers and numpy, load the build's ONNX export
   and the package's tokenizer, encode one query (mean-pooled, normalized). hwbot must
   also import its own code, check the index is fresh, load it, check the encoder's
-  probe, build BM25 and compose the answer: the goal is <= 1.6x this floor;
+  probe, build BM25 and compose the answer: the goal is <= 1.4x this floor;
 - *bare sentence-transformers*: import it (and so torch), load the model, encode one
   query. This was the query path before; the goal is <= 0.2x this one.
+
+``hwbot recommend --text`` runs in the same rotation: it reads a team's words (the rules,
+then the ONNX clause encoder and the learned heads) and scores them. Its goal is absolute,
+as the understanding issue states it (under 1 s for the whole process); the ratio to the
+floor is reported beside it so a noisy machine can be told from a slower path.
 
 All three run alternately, with the same interpreter and environment; the report gives
 medians of wall time and of peak RSS (VmHWM, polled). A diagnostic run
@@ -31,10 +36,16 @@ from pathlib import Path
 from bench.results import Section, Table, Target, fmt_ratio, fmt_s
 from bench.stats import median, ratio
 
-__all__ = ["run_coldstart", "BARE_ST_SCRIPT", "BARE_ONNX_SCRIPT", "VS_ST_TARGET", "VS_ONNX_TARGET", "importtime_by_package"]
+__all__ = [
+    "run_coldstart", "BARE_ST_SCRIPT", "BARE_ONNX_SCRIPT", "VS_ST_TARGET", "VS_ONNX_TARGET", "RECOMMEND_TEXT_TARGET_S",
+    "RECOMMEND_TEXT", "importtime_by_package",
+]
 
 VS_ST_TARGET = 0.2
-VS_ONNX_TARGET = 1.6
+VS_ONNX_TARGET = 1.4
+RECOMMEND_TEXT_TARGET_S = 1.0
+#: The understanding issue's own example message.
+RECOMMEND_TEXT = "we're on AWS, PyTorch with a few custom CUDA kernels, 8 GPUs, the model changes every week"
 
 #: The old floor: sentence-transformers (and torch) imported, model loaded, one query encoded.
 BARE_ST_SCRIPT = """
@@ -186,8 +197,8 @@ def _rounds(cmds: dict[str, list[str]], env: dict[str, str], rounds: int) -> tup
                 failures.append(f"{name} exited {code}: {err.strip()[-200:]}")
             elif name == "bare ONNX":
                 parts.append(json.loads(out.strip().splitlines()[-1]))
-            if name == "hwbot" and err.strip():
-                failures.append(f"hwbot printed on stderr: {err.strip()[-200:]}")  # e.g. the fallback notice
+            if name in ("hwbot", "recommend --text") and err.strip():
+                failures.append(f"{name} printed on stderr: {err.strip()[-200:]}")  # e.g. a fallback notice
     return secs, rss, parts, failures
 
 
@@ -213,19 +224,21 @@ def run_coldstart(index_dir: Path, onnx_model: Path, question: str, *, rounds: i
         "hwbot": _hwbot_command() + ["ask", question, "--json"],
         "bare ONNX": [sys.executable, "-c", BARE_ONNX_SCRIPT, question, str(onnx_model)],
         "bare sentence-transformers": [sys.executable, "-c", BARE_ST_SCRIPT, question],
+        "recommend --text": _hwbot_command() + ["recommend", "--text", RECOMMEND_TEXT, "--json"],
     }
     secs, rss, parts, failures = _rounds(cmds, env, rounds)
-    hw, onnx, st = (median(secs[k]) for k in cmds)
+    hw, onnx, st, rec = (median(secs[k]) for k in cmds)
     vs_onnx, vs_st = ratio(hw, onnx), ratio(hw, st)
     labels = {
         "hwbot": f"hwbot ask \"{question}\" --json",
         "bare ONNX": "bare: import onnxruntime + tokenizers, load, encode (floor)",
         "bare sentence-transformers": "bare: import sentence-transformers, load, encode (the old path)",
+        "recommend --text": "hwbot recommend --text \"<the issue's example>\" --json",
     }
     table = Table(
-        headers=["process", "median wall time", "median peak RSS", "hwbot / this", "runs"],
-        rows=[[labels[k], fmt_s(median(secs[k])), f"{median(rss[k]):.0f} MB", fmt_ratio(ratio(hw, median(secs[k]))),
-               str(len(secs[k]))] for k in cmds],
+        headers=["process", "median wall time", "median peak RSS", "hwbot ask / this", "runs"],
+        rows=[[labels[k], fmt_s(median(secs[k])), f"{median(rss[k]):.0f} MB",
+               "" if k == "recommend --text" else fmt_ratio(ratio(hw, median(secs[k]))), str(len(secs[k]))] for k in cmds],
     )
     tables = [table]
     if parts:
@@ -236,8 +249,11 @@ def run_coldstart(index_dir: Path, onnx_model: Path, question: str, *, rounds: i
     targets = [
         Target(name="cold start vs sentence-transformers", goal="hwbot ask <= 0.2x the bare sentence-transformers script",
                measured=fmt_ratio(vs_st), holds=vs_st <= VS_ST_TARGET and not failures),
-        Target(name="cold start vs ONNX floor", goal="hwbot ask <= 1.6x a bare onnxruntime + tokenizers script",
+        Target(name="cold start vs ONNX floor", goal=f"hwbot ask <= {VS_ONNX_TARGET}x a bare onnxruntime + tokenizers script",
                measured=fmt_ratio(vs_onnx), holds=vs_onnx <= VS_ONNX_TARGET and not failures),
+        Target(name="recommend --text, whole process", goal=f"<= {RECOMMEND_TEXT_TARGET_S:.0f} s (median)",
+               measured=f"{fmt_s(rec)} ({fmt_ratio(ratio(rec, onnx))} the ONNX floor)",
+               holds=rec <= RECOMMEND_TEXT_TARGET_S and not failures),
     ]
     return Section(
         key="coldstart",
@@ -247,6 +263,7 @@ def run_coldstart(index_dir: Path, onnx_model: Path, question: str, *, rounds: i
         targets=targets,
         notes=failures or ["Every hwbot run exited 0 with a JSON answer and nothing on stderr (no fallback notice)."],
         data={"hwbot_s": secs["hwbot"], "bare_onnx_s": secs["bare ONNX"], "bare_st_s": secs["bare sentence-transformers"],
+              "recommend_text_s": secs["recommend --text"],
               "rss_mb": rss, "ratio": vs_onnx, "ratio_vs_st": vs_st, "failures": failures},
         seconds=time.perf_counter() - started,
     )

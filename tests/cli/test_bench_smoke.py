@@ -79,7 +79,8 @@ def test_smoke_computes_ratios_against_floors(smoke: tuple[subprocess.CompletedP
     assert data["build"]["unchanged_embedded"] == [0] * len(data["build"]["unchanged_embedded"])
     assert all(e == data["build"]["texts"] for e in data["build"]["embedded"])
     assert data["slack_workers"]["lost"] == 0 and data["slack_workers"]["twice"] == 0
-    assert data["coldstart"]["failures"] == []
+    assert data["coldstart"]["failures"] == []  # recommend --text included: it read the words with the learned heads
+    assert data["coldstart"]["recommend_text_s"] and all(t > 0 for t in data["coldstart"]["recommend_text_s"])
     assert data["parity"]["differ"] == []  # the ONNX path answers exactly as sentence-transformers does
     onnx_worker = data["memory"]["runs"]["onnx"]
     assert onnx_worker["torch"] is False and onnx_worker["idle"] > 0, onnx_worker.get("stderr")
