@@ -10,8 +10,9 @@ comparison that describes the team): the answer leads with the verdict, gives th
 reasons (labelled as the engine's: they are rule explanations, not note sentences), and
 names the unknown answers that could still change it, never one the user stated. Any
 other ask (what's going on, does X matter, is that realistic, what to watch for) keeps
-the cited answer from the notes; when the situation is rich, one closing line adds the
-engine's verdict for it with a pointer to ``/recommend``.
+the cited answer from the notes; when the situation is rich and the ask weighs the choice
+(does it matter, is it realistic, what to watch for), one closing line adds the engine's
+verdict for it with a pointer to ``/recommend``.
 """
 
 from __future__ import annotations
@@ -82,6 +83,11 @@ MIN_FIELDS_FOR_A_CHOICE = 2
 MIN_FIELDS_FOR_A_VERDICT_LINE = 3
 #: Asks the engine answers (knowledge.qa.asks answer types); "" is an answer without an ask type.
 _CHOICE_ASKS = frozenset({"choice", ""})
+#: Asks that weigh the choice itself ("does that matter for us?", "is that realistic?", "what
+#: should we watch for?"), where the engine's verdict is worth a closing line. A how-to, a fix, a
+#: diagnosis or an explanation is asked about what the team already runs: a verdict there is noise
+#: ("our TPU pod recompiles every batch, how do we fix it?" is not asking whether to use TPUs).
+_VERDICT_LINE_ASKS = frozenset({"does_matter", "realistic", "watch", "yes_no", "which_one"})
 
 
 def _describes_the_team(answer: Answer, question: str, understood: int) -> bool:
@@ -139,7 +145,8 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         reading = read_message(question, extract=extract)
     reading = reading if reading is not None else read_message(question)
     if not _describes_the_team(answer, question, len(reading.stated)):
-        if len(reading.stated) >= MIN_FIELDS_FOR_A_VERDICT_LINE and _FIRST_PERSON.search(question):
+        if (answer.ask in _VERDICT_LINE_ASKS and len(reading.stated) >= MIN_FIELDS_FOR_A_VERDICT_LINE
+                and _FIRST_PERSON.search(question)):
             profile = reading.profile()
             return _verdict_line(answer, question, profile, recommend(profile))
         return Advice(answer)  # nothing about the team was stated, or another ask: the cited notes answer it

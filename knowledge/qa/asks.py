@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
-    "looks_like_log",
+    "looks_like_log", "leans_on_context",
 ]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
@@ -53,6 +53,14 @@ class _Strict(BaseModel):
 class SplitCues(_Strict):
     numbered: str
     joiners: list[str]
+    #: a later ask with one of these words leans on the ask before it (see knowledge.qa.joining)
+    leans: str
+
+    @field_validator("leans")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        _compiled([v])
+        return v
 
 
 class Objects(_Strict):
@@ -266,7 +274,7 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
     asks: list[Ask] = []
     for i, p in enumerate(kept):
         search = ""
-        if len(kept) > 1 and _REFERS.search(p):
+        if len(kept) > 1 and leans_on_context(p):
             before = kept[i - 1] if i else context
             search = f"{before} {p}".strip() if before else ""
         asks.append(Ask(text=p, label=_label(p) if len(kept) > 1 else "", options=options_of(p), search=search))
@@ -277,4 +285,6 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
 _LEADING = re.compile(r"^\s*(?:and|also|plus|so)\b,?\s*|,?\s*\b(?:and|also)\s*$", re.I)
 
 #: An ask that points back at what came before it.
-_REFERS = re.compile(r"\b(it|that|this|them|those|these|they)\b", re.I)
+def leans_on_context(text: str) -> bool:
+    """Whether an ask points back at what came before it ("what do I use instead?")."""
+    return re.search(ask_data().split.leans, text, re.IGNORECASE) is not None

@@ -3,14 +3,59 @@
 Every sentence is printed verbatim with the ``[chunk_id]`` it is quoted from; a two-sided
 answer puts each side on its own line under "For GPUs:" / "For TPUs:"; a question of
 several asks gets one line per ask under the ask's short label.
+
+A later ask often leans on the one before it ("... are we charged for that? and what should
+we do next time?", "(2) what do I use instead for a loop?"): read alone it names nothing of
+the domain, and the scope checks call it out of scope although the notes answer it. So a
+later ask that declines for want of evidence or scope is asked again with the ask before it
+as its context (:func:`answer_asks`), provided it may lean on that context: it points back
+at it (a pronoun or ellipsis, ``asks.toml``'s ``leans``), or the learned gate did not find it
+out of the domain on its own ("(2) what is the capital of France?" stays declined). When the
+sentence that answers it was already quoted for an earlier ask, quoting it again beats a
+false "the notes do not cover this".
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.qa.asks import Ask
 
-__all__ = ["join_sentences", "join_asks"]
+__all__ = ["join_sentences", "join_asks", "answer_asks", "ANSWER_ONE", "CONTEXT_REASONS"]
+
+#: Declines a later ask may owe to reading it without its context. Not a figure or code request,
+#: an instruction to the bot or an object the notes never name: context does not change those.
+CONTEXT_REASONS = frozenset({"out_of_scope", "no_evidence", "no_answer"})
+#: ``(text to search, the ask, sentences not to quote again) -> its answer``.
+ANSWER_ONE = Callable[[str, Ask, frozenset[str]], Answer]
+
+
+def answer_asks(asks: list[Ask], answer_one: ANSWER_ONE, may_carry: Callable[[Ask], bool]) -> list[Answer]:
+    """Each ask's answer in order; no sentence quoted twice, unless a later ask has no other answer.
+
+    A later ask that declines for one of :data:`CONTEXT_REASONS`, and ``may_carry``, is asked
+    again as the ask before it (as that was searched) plus itself, first still without the
+    sentences already quoted, then with them.
+    The retry is taken only when it answers; its lead must still answer the later ask's own
+    type, which ``answer_one`` checks as for any ask."""
+    parts: list[Answer] = []
+    used: set[str] = set()
+    for i, one in enumerate(asks):
+        part = answer_one(one.query, one, frozenset(used))
+        if part.declined and i > 0 and part.decline_reason in CONTEXT_REASONS and may_carry(one):
+            # the ask before, as it was searched (with its own context when it pointed back too)
+            carried = f"{asks[i - 1].query} {one.text}"
+            # an ask searched with this very context already: only the re-quote is left
+            tries = [(carried, frozenset(used)), (carried, frozenset())][1 if carried == one.query else 0:]
+            for query, exclude in tries:
+                retry = answer_one(query, one, exclude)
+                if not retry.declined:
+                    part = retry
+                    break
+        used.update(s.text for s in part.sentences)
+        parts.append(part)
+    return parts
 
 
 _HEADINGS = {"gpu": "For GPUs:", "tpu": "For TPUs:"}

@@ -33,14 +33,14 @@ from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, should_decline
 from knowledge.qa.answers import Answer
-from knowledge.qa.asks import Ask, answer_type, asks_for_method, focus_of, split_asks
+from knowledge.qa.asks import Ask, answer_type, asks_for_method, focus_of, leans_on_context, split_asks
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.domain_gate import in_domain
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
-from knowledge.qa.joining import join_asks, join_sentences
+from knowledge.qa.joining import answer_asks, join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
@@ -278,15 +278,18 @@ class QAEngine:
             qvec = self.encode_query(one.text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
             step("encode")
             return self._answer_ask(one.text, qvec, one, mode, notices, step=step)
-        vectors = np.asarray(self.embedder.encode([a.query for a in asks]), dtype=np.float32)
+        vectors = dict(zip([a.query for a in asks], np.asarray(self.embedder.encode([a.query for a in asks]), dtype=np.float32)))
         step("encode")
-        parts: list[Answer] = []
-        used: set[str] = set()
-        for a, v in zip(asks, vectors):
-            part = self._answer_ask(a.query, v, a, mode, [], used=frozenset(used), step=step)
-            used.update(s.text for s in part.sentences)
-            parts.append(part)
-        return join_asks(text, asks, parts, notices, mode)
+
+        def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+            qvec = vectors[query] if query in vectors else self.encode_query(query)  # a retry with context: encoded now
+            return self._answer_ask(query, qvec, one, mode, [], used=used, step=step)
+
+        def may_carry(one: Ask) -> bool:  # it points back, or the gate alone does not call it out of the domain
+            qvec = vectors[one.query]
+            return leans_on_context(one.text) or not out_of_domain(qvec, self.retrieve(one.query, mode=mode, qvec=qvec)[1])
+
+        return join_asks(text, asks, answer_asks(asks, answer_one, may_carry), notices, mode)
 
     def _admitted(self, text: str, qvec: np.ndarray, mode: Mode) -> bool:
         """The learned gate overrules an out-of-scope call by prototypes or by an off-topic clause

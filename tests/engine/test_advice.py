@@ -136,3 +136,20 @@ def test_a_near_domain_how_to_about_something_the_notes_lack_declines_instead_of
     ):
         advice = advise(qa, question)
         assert advice.answer.declined and advice.recommendation is None, (question, advice.answer.answer)
+
+
+def test_a_how_to_from_a_team_already_on_tpus_gets_no_verdict_line(qa) -> None:  # type: ignore[no-untyped-def]
+    question = ("We train a speech model in JAX on a v4 pod slice on Google Cloud, 256 chips, and the clips vary "
+                "in length so it recompiles every few batches. How do we fix the recompilation?")
+    advice = advise(qa, question)
+    assert advice.answer.ask == "how_to_fix" and advice.recommendation is None, advice.answer.answer
+    assert "recommendation engine" not in advice.answer.answer
+
+
+def test_an_ask_that_weighs_the_choice_may_close_with_the_verdict(qa) -> None:  # type: ignore[no-untyped-def]
+    question = ("We are a PyTorch team on AWS training on 8 GPUs and the architecture changes every week. "
+                "Is moving to TPUs next month realistic?")
+    advice = advise(qa, question)
+    closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
+    assert advice.answer.ask == "realistic" and len(closing) == 1 and "/recommend" in closing[0], advice.answer.answer
+

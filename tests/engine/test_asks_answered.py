@@ -112,3 +112,21 @@ def test_a_short_asking_clause_after_a_rich_situation_is_not_judged_off_topic(qa
     answer = qa.ask("We train one frozen JAX model for weeks at a time, all on Google Cloud, and cost is what counts. "
                     "We keep arguing about TPU pods against big GPU clusters — where should we land?")
     assert not answer.declined, answer.answer
+
+
+def test_a_later_ask_that_leans_on_the_one_before_it_is_answered_with_its_context(qa):
+    # read alone, "what should we do next time?" names nothing of the domain; after the first ask it does
+    answer = qa.ask("someone left a TPU VM up all weekend with nothing running... are we charged for that? "
+                    "and like what should we do next time?")
+    assert answer.ask == "multi" and len(answer.parts) == 2, answer.answer
+    assert all(not p.declined for p in answer.parts), answer.answer
+    assert re.search(r"[Dd]elet", answer.answer), answer.answer
+
+
+def test_a_later_ask_about_something_else_stays_declined_whatever_came_before(qa):
+    for question in ("does XLA need static shapes? also, what is the capital of France?",
+                     "(1) what is XLA? (2) what is the best pizza in NYC?"):
+        answer = qa.ask(question)
+        assert answer.ask == "multi" and len(answer.parts) == 2, answer.answer
+        assert not answer.parts[0].declined and answer.parts[1].declined, answer.answer
+        assert answer.parts[1].decline_reason == "out_of_scope" and not answer.parts[1].citations

@@ -1,0 +1,69 @@
+"""The order of work for a question of several asks (knowledge.qa.joining.answer_asks).
+
+The engine is replaced by a recorded table of what each search would answer, so every branch of
+the retry is reached on purpose; the real engine runs the same path in tests/engine/test_asks_answered.py.
+"""
+
+from __future__ import annotations
+
+from knowledge.qa.answers import Answer, AnswerSentence
+from knowledge.qa.asks import Ask, leans_on_context
+from knowledge.qa.joining import answer_asks
+
+
+def _ask(text: str) -> Ask:
+    return Ask(text=text, label=text[:10])
+
+
+def _said(query: str, *sentences: str) -> Answer:
+    return Answer(question=query, answer=" ".join(sentences), declined=False,
+                  sentences=[AnswerSentence(text=s, chunk_id="f:c0000") for s in sentences])
+
+
+def _declined(query: str, reason: str) -> Answer:
+    return Answer(question=query, answer="The notes do not cover this question.", declined=True, decline_reason=reason)
+
+
+def test_a_later_ask_is_retried_with_its_context_then_may_quote_again() -> None:
+    calls: list[tuple[str, frozenset[str]]] = []
+
+    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+        calls.append((query, used))
+        if query == "is an idle TPU billed?":
+            return _said(query, "A provisioned TPU is billed.")
+        if query == "is an idle TPU billed? what do we do instead?" and not used:
+            return _said(query, "A provisioned TPU is billed.")  # its only answer was quoted already
+        return _declined(query, "out_of_scope")
+
+    parts = answer_asks([_ask("is an idle TPU billed?"), _ask("what do we do instead?")], answer_one, lambda a: True)
+    assert [p.declined for p in parts] == [False, False]
+    assert [q for q, _ in calls] == [
+        "is an idle TPU billed?", "what do we do instead?",
+        "is an idle TPU billed? what do we do instead?", "is an idle TPU billed? what do we do instead?",
+    ]
+    assert calls[1][1] == calls[2][1] == frozenset({"A provisioned TPU is billed."}) and calls[3][1] == frozenset()
+
+
+def test_no_retry_when_the_ask_may_not_lean_on_its_context_or_declined_for_another_reason() -> None:
+    seen: list[str] = []
+
+    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+        seen.append(query)
+        return _said(query, "XLA compiles graphs.") if query.startswith("what is XLA") else _declined(query, "out_of_scope")
+
+    parts = answer_asks([_ask("what is XLA?"), _ask("best pizza in NYC?")], answer_one, lambda a: False)
+    assert parts[1].declined and seen == ["what is XLA?", "best pizza in NYC?"]
+
+    def figure(query: str, one: Ask, used: frozenset[str]) -> Answer:
+        seen.append(query)
+        return _said(query, "XLA compiles graphs.") if query.startswith("what is XLA") else _declined(query, "no_figure")
+
+    seen.clear()
+    parts = answer_asks([_ask("what is XLA?"), _ask("how much does it cost per hour?")], figure, lambda a: True)
+    assert parts[1].decline_reason == "no_figure" and len(seen) == 2
+
+
+def test_pronouns_and_ellipsis_lean_on_context_and_a_new_subject_does_not() -> None:
+    assert leans_on_context("what do I use instead for a loop?")
+    assert leans_on_context("and like what should we do next time?")
+    assert not leans_on_context("what is the capital of France?")
