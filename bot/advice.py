@@ -113,11 +113,20 @@ def _stated(field: str, question: str) -> bool:
     return any(re.search(rf"\b{re.escape(w)}\b", low) for w in words if len(w) > 3)
 
 
-def _verdict_line(answer: Answer, question: str, profile: WorkloadProfile, rec: Recommendation) -> Advice:
-    """The notes' answer, closed by one line with the engine's verdict for the stated situation."""
-    line = (f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]} "
-            "(run /recommend for the reasons and what could change it).")
-    return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), profile, rec)
+def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: Recommendation) -> Advice:
+    """The notes' answer, closed by one line with the engine's verdict for the stated situation.
+
+    A verdict that rests on answers the question left open says how firm it is and which answers
+    would settle it: under a notes' sentence calling the case a TPU's strongest, a bare "GPU now,
+    TPU later" reads as a contradiction when it only reflects what was not said."""
+    line = f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]}"
+    open_fields = [f.replace("_", " ") for f in rec.next_questions
+                   if f not in reading.stated and f not in reading.implied and not _stated(f, question)][:MAX_OPEN_QUESTIONS]
+    if rec.confidence < 1.0 and open_fields:
+        settle = open_fields[0] if len(open_fields) == 1 else f"{', '.join(open_fields[:-1])} and {open_fields[-1]}"
+        line += f", though only {rec.confidence:.0%} of the ways the open answers could go keep it; {settle} would settle it"
+    line += ". Run /recommend for the reasons and what could change it."
+    return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), reading.profile(), rec)
 
 
 def needs_reading(answer: Answer) -> bool:
@@ -147,8 +156,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     if not _describes_the_team(answer, question, len(reading.stated)):
         if (answer.ask in _VERDICT_LINE_ASKS and len(reading.stated) >= MIN_FIELDS_FOR_A_VERDICT_LINE
                 and _FIRST_PERSON.search(question)):
-            profile = reading.profile()
-            return _verdict_line(answer, question, profile, recommend(profile))
+            return _verdict_line(answer, question, reading, recommend(reading.profile()))
         return Advice(answer)  # nothing about the team was stated, or another ask: the cited notes answer it
     profile = reading.profile()
     rec = recommend(profile)

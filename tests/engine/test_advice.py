@@ -153,3 +153,15 @@ def test_an_ask_that_weighs_the_choice_may_close_with_the_verdict(qa) -> None:  
     closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
     assert advice.answer.ask == "realistic" and len(closing) == 1 and "/recommend" in closing[0], advice.answer.answer
 
+
+def test_a_verdict_line_that_rests_on_open_answers_says_how_firm_it_is(qa) -> None:  # type: ignore[no-untyped-def]
+    # the notes call this the strongest case for a TPU; the engine hedges only because four answers are unsaid
+    question = ("Our team trains a JAX transformer on Google Cloud; the architecture has been frozen for months "
+                "and runs take weeks over hundreds of accelerators. Would moving to TPU pod slices be sensible?")
+    advice = advise(qa, question)
+    closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
+    assert len(closing) == 1 and advice.recommendation is not None, advice.answer.answer
+    assert advice.recommendation.confidence < 1.0  # custom kernels, pipeline, priority and time are unsaid
+    assert f"only {advice.recommendation.confidence:.0%} of the ways" in closing[0], closing[0]
+    assert "would settle it" in closing[0] and "/recommend" in closing[0]
+    assert not any(f in closing[0] for f in ("framework", "cloud", "scale", "workload")), closing[0]  # stated ones
