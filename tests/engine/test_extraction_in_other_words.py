@@ -44,6 +44,9 @@ def test_engineering_time_is_a_duration_next_to_the_work_it_is_for(text: str, va
 
 def test_a_duration_of_something_else_is_no_engineering_time() -> None:
     assert "optimization_time" not in answers("Each pretraining run lasts about three weeks on our cluster.")
+    # fine-tuning a model is not tuning the compiler stack (fq10's reader: read as "weeks to spend")
+    assert "optimization_time" not in answers("A couple of times a month we fine-tune an open 7B model on a few GPUs.")
+    assert answers("We can give it a couple of weeks of tuning for XLA.").get("optimization_time") == "weeks"
 
 
 @pytest.mark.parametrize(("text", "team"), [
