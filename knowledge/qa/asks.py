@@ -284,7 +284,7 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
 #: Joining words at either end of an ask ("And what is Pallas for?", "what does XLA stand for, and").
 _LEADING = re.compile(r"^\s*(?:and|also|plus|so)\b,?\s*|,?\s*\b(?:and|also)\s*$", re.I)
 
-#: An ask that points back at what came before it.
+
 def leans_on_context(text: str) -> bool:
     """Whether an ask points back at what came before it ("what do I use instead?")."""
     return re.search(ask_data().split.leans, text, re.IGNORECASE) is not None
