@@ -113,6 +113,12 @@ def _stated(field: str, question: str) -> bool:
     return any(re.search(rf"\b{re.escape(w)}\b", low) for w in words if len(w) > 3)
 
 
+def _open_fields(rec: Recommendation, reading: MessageReading, question: str) -> list[str]:
+    """The unknown answers that could still change the verdict, never one the user stated or one implied."""
+    return [f for f in rec.next_questions
+            if f not in reading.stated and f not in reading.implied and not _stated(f, question)][:MAX_OPEN_QUESTIONS]
+
+
 def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: Recommendation) -> Advice:
     """The notes' answer, closed by one line with the engine's verdict for the stated situation.
 
@@ -120,8 +126,7 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     would settle it: under a notes' sentence calling the case a TPU's strongest, a bare "GPU now,
     TPU later" reads as a contradiction when it only reflects what was not said."""
     line = f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]}"
-    open_fields = [f.replace("_", " ") for f in rec.next_questions
-                   if f not in reading.stated and f not in reading.implied and not _stated(f, question)][:MAX_OPEN_QUESTIONS]
+    open_fields = [f.replace("_", " ") for f in _open_fields(rec, reading, question)]
     if rec.confidence < 1.0 and open_fields:
         settle = open_fields[0] if len(open_fields) == 1 else f"{', '.join(open_fields[:-1])} and {open_fields[-1]}"
         line += f", though only {rec.confidence:.0%} of the ways the open answers could go keep it; {settle} would settle it"
@@ -182,8 +187,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         parts.append(f"{head}{text} " + " ".join(f"[{c.chunk_id}]" for c in cites[:2]))
         for c in cites[:2]:
             citations.setdefault(c.chunk_id, c)
-    open_fields = [f for f in rec.next_questions
-                   if f not in reading.stated and f not in reading.implied and not _stated(f, question)][:MAX_OPEN_QUESTIONS]
+    open_fields = _open_fields(rec, reading, question)
     if open_fields:
         parts.append("Still open, and able to change this: " + ", ".join(f.replace("_", " ") for f in open_fields) + ".")
     for confirm in reading.confirmations[:1]:
