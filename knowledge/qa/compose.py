@@ -170,20 +170,19 @@ def _with_predecessors(picked: list[Candidate], all_cands: list[Candidate], budg
 
 
 def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams) -> bool:
-    """A sentence after the lead is nearly as relevant as the lead, shares a topic word with
-    the question, or elaborates the lead.
+    """A sentence after the lead adds something the question asks that the lead does not say.
 
-    Cosine with the question alone lets in sentences that merely say "TPU" a lot; a
-    weaker supporting sentence must name something the question names (beyond the generic
-    words of ``data/compose.toml``), or be close to the lead it supports.
+    It is nearly as relevant as the lead itself, or it names a word of the question (beyond
+    the generic words of ``data/compose.toml``) that the lead lacks. A sentence that only
+    shares the lead's subject was the commonest defect outside examiners found ("off-ask
+    filler" after a right lead: the factory/workshop picture under "is a TPU cheaper?", the
+    retracing sentence under a question about padding); closeness to the lead let it in, so
+    closeness alone no longer does.
     """
     if c.relevance >= lead.relevance * params.min_relevance_ratio:
         return True  # nearly as relevant as the lead itself
-    closeness = float(c.vector @ lead.vector)
-    if closeness < params.min_support_cosine:
-        return False  # shares a word with the question, but not the lead's subject
     topic = set(tokenize(question)) - vocabulary().generic
-    return bool(topic & set(tokenize(c.text))) or closeness >= params.min_lead_cosine
+    return bool(topic & set(tokenize(c.text)) - set(tokenize(lead.text)))
 
 
 def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False, wide: bool = False) -> Candidate | None:

@@ -41,10 +41,8 @@ class AnswerParams(_Strict):
     max_redundancy: float = Field(0.85, ge=0, le=1)
     #: a sentence supporting an answer's lead must score at least this share of the lead
     min_support_ratio: float = Field(0.7, ge=0, le=1)
-    #: ... and share a topic word with the question, or be at least this close (cosine) to the lead
-    min_lead_cosine: float = Field(0.6, ge=0, le=1)
-    #: ... and, unless nearly as relevant as the lead, at least this close to the lead at all
-    min_support_cosine: float = Field(0.0, ge=0, le=1)
+    #: ... and, unless nearly as relevant as the lead (``min_relevance_ratio``), name a word of the
+    #: question the lead lacks (knowledge.qa.compose._on_topic)
 
 
 class AbstainParams(_Strict):
