@@ -157,6 +157,10 @@ class Extraction(BaseModel):
     #: (field, start, end) of matches the context cues dropped ("not on GCP"): kept so that a
     #: later reader of the same words (the learned heads) does not set what the rules refused
     dropped: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
+    #: (field, value, start, end) of every match behind a "Which is it" question the rules asked:
+    #: a reader that can tell a plain statement from a past, planned or someone else's one
+    #: (the learned modifier head) may settle it
+    conflicts: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
 
     def answers(self) -> dict[str, str]:
         return {f: e.value for f, e in self.fields.items()}
@@ -366,6 +370,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
         values = sorted({h[1] for h in hits if h[0] == name})
         if not any(c.field == name for c in out.confirmations):
             first = min((h for h in hits if h[0] == name), key=lambda h: h[2])
+            out.conflicts.extend(h for h in hits if h[0] == name)
             out.confirmations.append(Confirmation(
                 field=name, value=values[0], span=(first[2], first[3]), evidence=text[first[2]:first[3]],
                 question=f"Which is it for {name.replace('_', ' ')}: {' or '.join(values)}?"))

@@ -99,6 +99,25 @@ def test_contradictions_and_every_cloud_named_are_asked_never_picked(reader: Cla
         assert [c.field for c in got.confirmations if c.field == "cloud"] == ["cloud"]
 
 
+def test_a_question_the_rules_ask_is_settled_when_one_value_alone_is_said_plainly(reader: ClauseReader) -> None:
+    # past, someone else's: the rules' cue lists miss these wordings and ask "Which is it"; the
+    # modifier head reads each mention's clause, and the one plain statement answers
+    for text, name, value in [
+        ("we were on-prem till last year but now it's all GKE, thank god", "cloud", "google_cloud"),
+        ("quick q - we r on jax rn but our sister team uses pytorch on AWS, does that matter for us? we're all GCP",
+         "framework", "jax"),
+    ]:
+        assert name not in extract_message(text, reader, "rules").fields, text
+        assert any(c.field == name and c.question.startswith("Which is it") for c in extract_message(text, reader, "rules").confirmations)
+        got = extract_message(text, reader)
+        assert got.fields[name].value == value, text
+        assert got.fields[name].evidence.lower() in text.lower() and 0.0 < got.fields[name].confidence <= 1.0
+        assert not any(c.field == name for c in got.confirmations)
+    # both said plainly: still a question ("we're on AWS. we're on GCP." above)
+    got = extract_message("training is on AWS. inference is on GCP.", reader)
+    assert "cloud" not in got.fields or got.fields["cloud"].value == "multi_cloud"
+
+
 def test_modifiers_keep_a_named_value_from_being_set(reader: ClauseReader) -> None:
     for text, name in [("we don't use JAX", "framework"), ("thinking of moving to GCP next year", "cloud"),
                        ("nobody here has written JAX or CUDA, we're analysts", "framework"),

@@ -98,9 +98,16 @@ def _is_question(text: str, clause: Clause) -> bool:
     return rest.startswith("?") or clause.text.rstrip().endswith("?")
 
 
-def field_readings(text: str, clauses: list[Clause], reader: ClauseReader) -> list[_Reading]:
+def _predict(clauses: list[Clause], reader: ClauseReader) -> dict[str, "np.ndarray"]:
+    """Every head's probabilities for every clause (one encoding of the message's clauses)."""
+    return reader.heads.predict(reader.encode([c.text for c in clauses]))
+
+
+def field_readings(
+    text: str, clauses: list[Clause], reader: ClauseReader, probs: dict[str, "np.ndarray"] | None = None,
+) -> list[_Reading]:
     """Each clause's best value for each field, with whether a modifier gates it."""
-    probs = reader.heads.predict(reader.encode([c.text for c in clauses]))
+    probs = probs if probs is not None else _predict(clauses, reader)
     gate = reader.heads.manifest.modifier_gate
     p_mod = 1.0 - probs["modifier"][:, 0]
     cue = _cue()
@@ -151,6 +158,39 @@ def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> No
                     question=sounds_like(name, best.value), yes_no=True))
 
 
+#: The modifier head's own decision line: a clause whose "no modifier" class is below even odds
+#: reads as negated, hedged, planned, past, someone else's or a question rather than as a plain
+#: statement about the team now.
+PLAIN_BELOW = 0.5
+
+
+def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray") -> None:
+    """Answer a "Which is it" question of the rules when only one of its values is said plainly.
+
+    "we were on-prem till last year but now it's all GKE", "our sister team uses pytorch on AWS
+    ... we're all GCP": the rules' context cues are word lists and miss many ways of saying past,
+    planned or someone else's, so both values reach the question. The learned modifier head
+    reads each mention's clause; a value every mention of which reads as modified yields to the
+    one value said plainly. Two plain values ("we're on AWS. we're on GCP.") stay a question.
+    """
+    for name in sorted({c[0] for c in out.conflicts}):
+        if name in out.fields:
+            continue
+        plainest: dict[str, tuple[float, tuple[str, str, int, int, float]]] = {}
+        for hit in (c for c in out.conflicts if c[0] == name):
+            at = next((i for i, c in enumerate(clauses) if c.start <= hit[2] < c.end), None)
+            p = float(p_mod[at]) if at is not None else 0.0  # outside every clause: taken as plain
+            if hit[1] not in plainest or p < plainest[hit[1]][0]:
+                plainest[hit[1]] = (p, hit)
+        plain = [v for v, (p, _) in plainest.items() if p < PLAIN_BELOW]
+        if len(plain) != 1:
+            continue
+        p, (_, value, start, end, confidence) = plainest[plain[0]]
+        out.fields[name] = FieldEvidence(field=name, value=value, span=(start, end), evidence=text[start:end],
+                                         confidence=round(min(confidence, 1.0 - p), 3))
+        out.confirmations = [c for c in out.confirmations if c.field != name]
+
+
 def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combined") -> Extraction:
     """Understand a whole message; without a reader (no encoder or heads) this is the rules alone."""
     if mode == "rules" or reader is None:
@@ -158,5 +198,8 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
     out = profile_from_text(text) if mode == "combined" else Extraction()
     clauses = split_clauses((text or "")[:MAX_TEXT_CHARS])
     if clauses:
-        _fill(out, field_readings(text, clauses, reader), reader)
+        probs = _predict(clauses, reader)
+        if out.conflicts:
+            _settle(text, out, clauses, 1.0 - probs["modifier"][:, 0])
+        _fill(out, field_readings(text, clauses, reader, probs), reader)
     return out
