@@ -203,11 +203,22 @@ def _lead_key(c: Candidate) -> tuple[float, float]:
     return (c.lead, c.relevance)
 
 
-def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams) -> list[tuple[Candidate, str]]:
+def _situated(question: str) -> bool:
+    """Whether a comparison tells something beyond the two accelerators ("we try a new architecture
+    every week: GPU or TPU?", "fluid simulation in double precision, which one?")."""
+    voc = vocabulary()
+    named = {t for t in tokenize(question) if not voc.gpu.search(t) and not voc.tpu.search(t)}
+    return bool(named - voc.generic - voc.comparing)
+
+
+def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, question: str = "") -> list[tuple[Candidate, str]]:
     """Verdict first, then the sentences arguing for each side."""
     verdicts = [c for c in cands if is_verdict(c.text) and not is_hedge(c.text)]
-    # an open comparison leads with a verdict that weighs both sides, when one is about as relevant
-    lead = _lead(verdicts, lambda s: argues_for(s) is None) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
+    # a bare comparison ("gpu or tpu?") leads with a verdict that weighs both sides, when one is
+    # about as relevant; one that tells a situation gets the verdict that takes a side for it, not
+    # "a balance between the freedom to pivot and the power to scale"
+    situated = _situated(question)
+    lead = _lead(verdicts, lambda s: (argues_for(s) is not None) == situated) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
     if lead is None:
         return []
     top = max(cands, key=lambda c: c.relevance)
@@ -339,7 +350,7 @@ def compose(
     chosen: list[tuple[Candidate, str]] = []
     two_sided = ask is None or (ask.type == "compare" and _open_comparison(question, cands))
     if intent.name in CHOICE_INTENTS and intent.max_sentences > 1 and two_sided:
-        chosen = _choice(cands, intent, params)
+        chosen = _choice(cands, intent, params, question)
     elif intent.name in CHOICE_INTENTS and two_sided:
         verdicts = [c for c in cands if is_verdict(c.text)]
         if verdicts:

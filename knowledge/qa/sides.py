@@ -36,6 +36,7 @@ class ComposeVocabulary(BaseModel):
     definitions: list[str]
     domain_terms: str
     generic_words: list[str]
+    comparison_words: list[str]
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class _Compiled:
     definitions: tuple[re.Pattern[str], ...]
     domain: re.Pattern[str]
     generic: frozenset[str]
+    comparing: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -64,7 +66,7 @@ def vocabulary() -> _Compiled:
         re.compile(v.gpu_terms, re.I), re.compile(v.tpu_terms, re.I), many(v.verdicts),
         many(v.for_gpu), many(v.for_tpu), many(v.neutral), many(v.positive),
         many(v.negative), many(v.definitions), re.compile(v.domain_terms, re.I),
-        frozenset(tokenize(" ".join(v.generic_words))),
+        frozenset(tokenize(" ".join(v.generic_words))), frozenset(tokenize(" ".join(v.comparison_words))),
     )
 
 
