@@ -68,6 +68,8 @@ def test_a_skill_is_expertise_and_never_the_framework(text: str, team: str) -> N
     ("Layout changes to the architecture are now rare.", "architecture_changes", "rarely"),
     ("The network was frozen in January; we only retrain the last layer.", "architecture_changes", "rarely"),
     ("The recommender has been live since 2020.", "stage", "production"),
+    ("prod model, retrained every night on the same cluster", "stage", "production"),
+    ("still pre-prod, the evals decide next month", "stage", "stabilizing"),
     ("We're hardening everything before the initial release.", "stage", "stabilizing"),
     ("Iteration speed >> cost for us.", "priority", "flexibility"),
     ("We sit somewhere in the middle on cost versus agility.", "priority", "balanced"),
@@ -95,6 +97,7 @@ def test_judgement_fields_said_through_what_happens(text: str, field: str, value
     ("It is written in house, not torch/tf/jax.", "framework", {}),
     ("our infra people disagree: some want XLA, some want Triton", "team_expertise", {}),  # prose with a colon, not a form
     ("We don't have anyone who knows XLA.", "team_expertise", {}),
+    ("nothing is in prod yet", "stage", {}),
 ])
 def test_someone_elses_work_the_past_and_a_plan_set_nothing(text: str, absent: str, kept: dict[str, str]) -> None:
     got = answers(text)
