@@ -69,11 +69,18 @@ def _objects() -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
     return frozenset(w.lower() for w in data.words), tuple(re.compile(p, re.I) for p in data.shapes)
 
 
+#: Code the user pasted (inline or fenced): their own program, not a thing the ask is about.
+_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
+
+
 def key_objects(text: str) -> list[str]:
-    """The near-domain things the ask is about that an answer must name (in order, no repeats)."""
+    """The near-domain things the ask is about that an answer must name (in order, no repeats).
+
+    Pasted code is left out: the ``0.5`` of "`x = x * 0.5` under jit?" is no version asked about.
+    """
     words, shapes = _objects()
     out: list[str] = []
-    for raw in _WORD.findall(text):
+    for raw in _WORD.findall(_CODE.sub(" ", text)):
         token = raw.lower().rstrip(".,;:")
         if (token in words or any(p.match(token) for p in shapes)) and token not in out:
             out.append(token)

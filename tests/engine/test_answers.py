@@ -74,6 +74,9 @@ def test_a_figure_question_is_answered_when_the_notes_hold_the_figure(qa):
     answer = qa.ask("How many bits does bfloat16 use?")
     assert not answer.declined and answer.intent == "figure"
     assert re.search(r"\b16-bit\b", answer.answer)
+    # a relative amount is a figure too: "bfloat16 halves memory and bandwidth"
+    answer = qa.ask("roughly how much memory and bandwidth do we save by storing weights in bfloat16 instead of float32?")
+    assert not answer.declined and answer.intent == "figure" and "halves memory and bandwidth" in answer.answer
 
 
 def test_choice_question_leads_with_a_verdict_then_sides(qa):

@@ -75,6 +75,9 @@ def test_key_objects_are_near_domain_things_and_shapes():
     objs = key_objects("How do I run TPU jobs under Slurm on EKS in us-east1 with driver 535.104 for a 30% speedup?")
     assert objs == ["slurm", "eks", "us-east1", "driver", "535.104", "30%"]
     assert key_objects("Why would a TPU sit idle?") == []
+    # pasted code is the user's program, not a version or figure asked about
+    assert key_objects("under jit, `if loss > 0.5: x = x * 0.5` breaks. fix?") == []
+    assert key_objects("```\nlr = 3.0e-4\nstep(x, 0.5)\n```\nwhy does this retrace on driver 535.104?") == ["driver", "535.104"]
     assert names_object("spot", ["Spot or preemptible TPUs cost less per hour."])
     assert not names_object("eks", ["GPUs are sold by every major cloud."])
 
