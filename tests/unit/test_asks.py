@@ -48,6 +48,7 @@ def test_a_pasted_log_keeps_only_its_question():
     [
         ("does bf16 matter for us?", "yes_no", "does_matter"),
         ("how do we stop recompiling?", "how", "how_to_fix"),
+        ("I get ConcretizationTypeError under jit. How I should change the code so it works?", "how", "how_to_fix"),
         ("is a stalled TPU billed?", "yes_no", "yes_no"),
         ("Is bfloat16 or float32 the native format on TPUs?", "yes_no", "which_one"),
         ("our TPU utilization is terrible, what's going on", "situational", "diagnose"),
