@@ -119,6 +119,12 @@ def _open_fields(rec: Recommendation, reading: MessageReading, question: str) ->
             if f not in reading.stated and f not in reading.implied and not _stated(f, question)][:MAX_OPEN_QUESTIONS]
 
 
+#: The least share of the ways the open answers could go that must keep a verdict for the closing
+#: line to state it. Below it, one completion in four or more changes the verdict: too many to
+#: call, so the line gives the split and the answers that would settle it.
+CALLS_IT = 0.75
+
+
 def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: Recommendation) -> Advice:
     """The notes' answer, closed by one line with the engine's verdict for the stated situation.
 
@@ -127,10 +133,17 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     TPU later" reads as a contradiction when it only reflects what was not said."""
     line = f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]}"
     open_fields = [f.replace("_", " ") for f in _open_fields(rec, reading, question)]
-    if rec.confidence < 1.0 and open_fields:
-        settle = open_fields[0] if len(open_fields) == 1 else f"{', '.join(open_fields[:-1])} and {open_fields[-1]}"
-        line += f", though only {rec.confidence:.0%} of the ways the open answers could go keep it; {settle} would settle it"
-    line += ". Run /recommend for the reasons and what could change it."
+    settle = " and ".join(filter(None, [", ".join(open_fields[:-1]), open_fields[-1] if open_fields else ""]))
+    if rec.confidence < CALLS_IT and open_fields:
+        # a verdict most open answers do not keep would contradict the notes it closes ("the
+        # strongest case for a TPU ... GPU"): say how the open answers split instead
+        shares = [f"{VERDICT_LABELS[v]} {p:.0%}" for v, p in sorted(rec.scores.items(), key=lambda kv: -kv[1]) if p >= 0.005]
+        line = ("The recommendation engine cannot call it from what you describe (over the ways the open answers "
+                f"could go: {', '.join(shares)}); {settle} would settle it. Run /recommend to answer them.")
+    else:
+        if rec.confidence < 1.0 and open_fields:
+            line += f", though only {rec.confidence:.0%} of the ways the open answers could go keep it; {settle} would settle it"
+        line += ". Run /recommend for the reasons and what could change it."
     return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), reading.profile(), rec)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.advice import MAX_OPEN_QUESTIONS, advise
+from bot.advice import CALLS_IT, MAX_OPEN_QUESTIONS, advise
 from knowledge.recommend import profile_from_text
 
 EXAMPLE = "we're on AWS, PyTorch with a few custom CUDA kernels, 8 GPUs, the model changes every week"
@@ -155,13 +155,30 @@ def test_an_ask_that_weighs_the_choice_may_close_with_the_verdict(qa) -> None:  
 
 
 def test_a_verdict_line_that_rests_on_open_answers_says_how_firm_it_is(qa) -> None:  # type: ignore[no-untyped-def]
-    # the notes call this the strongest case for a TPU; the engine hedges only because four answers are unsaid
+    question = ("We're a four-person team that fine-tunes open 7B models twice a month, all in PyTorch on AWS. "
+                "Is moving to TPUs next quarter realistic?")
+    advice = advise(qa, question)
+    closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
+    assert len(closing) == 1 and advice.recommendation is not None, advice.answer.answer
+    assert CALLS_IT <= advice.recommendation.confidence < 1.0
+    assert closing[0].startswith("The recommendation engine's verdict for the situation you describe: GPU"), closing[0]
+    assert f"only {advice.recommendation.confidence:.0%} of the ways" in closing[0], closing[0]
+    assert "would settle it" in closing[0] and "/recommend" in closing[0]
+    assert not any(f in closing[0] for f in ("framework", "cloud", "workload")), closing[0]  # stated ones
+
+
+def test_a_verdict_most_open_answers_would_not_keep_is_not_called(qa) -> None:  # type: ignore[no-untyped-def]
+    # the notes call this the strongest case for a TPU; the engine is torn only because answers are unsaid
     question = ("Our team trains a JAX transformer on Google Cloud; the architecture has been frozen for months "
                 "and runs take weeks over hundreds of accelerators. Would moving to TPU pod slices be sensible?")
     advice = advise(qa, question)
     closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
     assert len(closing) == 1 and advice.recommendation is not None, advice.answer.answer
-    assert advice.recommendation.confidence < 1.0  # custom kernels, pipeline, priority and time are unsaid
-    assert f"only {advice.recommendation.confidence:.0%} of the ways" in closing[0], closing[0]
+    rec = advice.recommendation
+    assert rec.confidence < CALLS_IT
+    assert closing[0].startswith("The recommendation engine cannot call it"), closing[0]
+    assert "verdict for the situation" not in closing[0]
+    shares = re.findall(r"(GPU now, TPU later|GPU|TPU) (\d+)%", closing[0])
+    assert len(shares) >= 2 and abs(sum(int(p) for _, p in shares) - 100) <= 2, closing[0]
     assert "would settle it" in closing[0] and "/recommend" in closing[0]
     assert not any(f in closing[0] for f in ("framework", "cloud", "scale", "workload")), closing[0]  # stated ones
