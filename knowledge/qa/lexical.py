@@ -8,10 +8,13 @@ acronym plurals ("TPUs") are folded first because the stemmer leaves them alone.
 from __future__ import annotations
 
 import re
+import tomllib
 from functools import lru_cache
+from pathlib import Path
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS
+from pydantic import BaseModel, ConfigDict, field_validator
 
 __all__ = ["tokenize", "STOPWORDS"]
 
@@ -26,6 +29,30 @@ _URL = re.compile(r"https?://\S+|www\.\S+")
 _BRITISH = re.compile(r"\b([a-z]{4,}?)is(ation|ations|e|es|ed|ing)\b")
 
 
+_SHORTHAND_FILE = Path(__file__).with_name("data") / "shorthand.toml"
+
+
+class _Shorthand(BaseModel):
+    """``data/shorthand.toml``: chat shorthand ("seq", "util", "bf16") and the notes' word for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    shorthand: dict[str, str]
+
+    @field_validator("shorthand")
+    @classmethod
+    def _single_lower_tokens(cls, table: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in table if not re.fullmatch(r"[a-z0-9]+", k) or not table[k].strip()]
+        if bad:
+            raise ValueError(f"keys must be single lower-case tokens with a value: {', '.join(bad)}")
+        return table
+
+
+@lru_cache(maxsize=1)
+def _shorthand() -> dict[str, list[str]]:
+    table = _Shorthand.model_validate(tomllib.loads(_SHORTHAND_FILE.read_text(encoding="utf-8"))).shorthand
+    return {k: v.lower().split() for k, v in table.items()}
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
@@ -37,8 +64,10 @@ def tokenize(text: str) -> list[str]:
     text = _ACRONYM_PLURAL.sub(r"\1", text)
     text = _BRITISH.sub(r"\1iz\2", text)
     words = []
+    shorthand = _shorthand()
     for tok in _TOKEN.findall(text):
         for part in re.split(r"[/.\-]", tok) if not tok.replace(".", "").isdigit() else [tok]:
-            if part and part not in STOPWORDS:
-                words.append(part)
+            for word in shorthand.get(part, [part]):  # "seq" is read as the notes' "sequence"
+                if word and word not in STOPWORDS:
+                    words.append(word)
     return _stemmer().stemWords(words)

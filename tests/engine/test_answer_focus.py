@@ -19,6 +19,13 @@ def test_british_and_american_spellings_share_their_tokens():
     assert tokenize("optimised pipelines") == tokenize("optimized pipelines")
 
 
+def test_chat_shorthand_shares_the_notes_tokens():
+    assert tokenize("varying seq lens, bf16 vs fp32, low util") == tokenize(
+        "varying sequence lengths, bfloat16 vs float32, low utilization")
+    assert tokenize("our dataloader is slow") == tokenize("our data loader is slow")
+    assert tokenize("sequence") == ["sequenc"]  # the notes' own words are untouched
+
+
 def test_a_question_worded_like_a_faq_heading_but_asking_something_else_is_not_curated(qa):
     # Close to "When should we stay on GPUs rather than move to TPUs?", but no sentence of
     # that entry says how to keep the move open.
