@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.qa.asks import Ask
+from knowledge.qa.curated import NOTES_PREFIX
 
 __all__ = ["join_sentences", "join_asks", "answer_asks", "ANSWER_ONE", "CONTEXT_REASONS"]
 
@@ -77,6 +78,21 @@ def join_sentences(sentences: list[AnswerSentence]) -> str:
     return "\n".join(lines)
 
 
+def _notes_inline(text: str) -> str:
+    """A curated part's "Based on the notes: [..]" line folded into the line before it.
+
+    Between the labelled parts of one answer, a line of bare citation markers reads as an empty
+    part (readers of fq12 said so); after the paragraph it rests on, the markers still cite the notes.
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith(NOTES_PREFIX) and out:
+            out[-1] = f"{out[-1]} {line[len(NOTES_PREFIX):].strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def join_asks(question: str, asks: list[Ask], parts: list[Answer], notices: list[str], mode: str) -> Answer:
     """One answer to a question of several asks: each ask's answer in order, under its label.
 
@@ -86,7 +102,7 @@ def join_asks(question: str, asks: list[Ask], parts: list[Answer], notices: list
     citations: list[Citation] = []
     seen: set[str] = set()
     for ask, part in zip(asks, parts):
-        body = part.answer.replace("\n", " ") if part.declined else part.answer
+        body = part.answer.replace("\n", " ") if part.declined else _notes_inline(part.answer)
         lines.append(f"{ask.label}: {body}")
         for c in part.citations:
             if c.chunk_id not in seen:

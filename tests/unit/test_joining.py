@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from knowledge.qa.answers import Answer, AnswerSentence
 from knowledge.qa.asks import Ask, leans_on_context
-from knowledge.qa.joining import answer_asks
+from knowledge.qa.curated import NOTES_PREFIX
+from knowledge.qa.joining import answer_asks, join_asks
 
 
 def _ask(text: str) -> Ask:
@@ -67,3 +68,12 @@ def test_pronouns_and_ellipsis_lean_on_context_and_a_new_subject_does_not() -> N
     assert leans_on_context("what do I use instead for a loop?")
     assert leans_on_context("and like what should we do next time?")
     assert not leans_on_context("what is the capital of France?")
+
+
+def test_a_curated_part_cites_its_notes_on_its_own_line_not_as_an_empty_part() -> None:
+    curated = Answer(question="q2", answer=f"Pallas writes TPU kernels. [faq:c0001]\n{NOTES_PREFIX} [n:c0002] [n:c0003]",
+                     declined=False, mode="curated", sentences=[AnswerSentence(text="Pallas writes TPU kernels.", chunk_id="faq:c0001")])
+    joined = join_asks("q1? q2?", [_ask("q1"), _ask("q2")], [_said("q1", "A TPU is an ASIC."), curated], [], "hybrid")
+    lines = joined.answer.splitlines()
+    assert len(lines) == 2 and not any(line.startswith(NOTES_PREFIX) for line in lines), joined.answer
+    assert lines[1].endswith("Pallas writes TPU kernels. [faq:c0001] [n:c0002] [n:c0003]"), lines[1]
