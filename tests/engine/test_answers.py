@@ -79,6 +79,17 @@ def test_a_figure_question_is_answered_when_the_notes_hold_the_figure(qa):
     assert not answer.declined and answer.intent == "figure" and "halves memory and bandwidth" in answer.answer
 
 
+@pytest.mark.parametrize(("question", "side"), [
+    ("gpu or tpu?", None),  # a bare comparison: the verdict that weighs both sides
+    ("For massive transformer pretraining, TPU or GPU?", "tpu"),
+    ("GPU or TPU for inference?", "gpu"),
+])
+def test_a_comparison_that_tells_a_situation_leads_with_a_verdict_taking_a_side(qa, question, side):
+    answer = qa.ask(question)
+    assert not answer.declined and answer.sentences[0].role == "verdict", answer.answer
+    assert argues_for(answer.sentences[0].text) == side, answer.answer
+
+
 def test_choice_question_leads_with_a_verdict_then_sides(qa):
     answer = qa.ask("Our architecture changes weekly. GPU or TPU?")
     assert not answer.declined
