@@ -133,17 +133,20 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     TPU later" reads as a contradiction when it only reflects what was not said."""
     line = f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]}"
     open_fields = [f.replace("_", " ") for f in _open_fields(rec, reading, question)]
-    settle = " and ".join(filter(None, [", ".join(open_fields[:-1]), open_fields[-1] if open_fields else ""]))
-    if rec.confidence < CALLS_IT and open_fields:
+    settle = ""
+    if open_fields:
+        settle = open_fields[0] if len(open_fields) == 1 else f"{', '.join(open_fields[:-1])} and {open_fields[-1]}"
+    tail = ". Run /recommend for the reasons and what could change it."
+    if settle and rec.confidence < CALLS_IT:
         # a verdict most open answers do not keep would contradict the notes it closes ("the
         # strongest case for a TPU ... GPU"): say how the open answers split instead
         shares = [f"{VERDICT_LABELS[v]} {p:.0%}" for v, p in sorted(rec.scores.items(), key=lambda kv: -kv[1]) if p >= 0.005]
         line = ("The recommendation engine cannot call it from what you describe (over the ways the open answers "
                 f"could go: {', '.join(shares)}); {settle} would settle it. Run /recommend to answer them.")
+    elif settle and rec.confidence < 1.0:
+        line += f", though only {rec.confidence:.0%} of the ways the open answers could go keep it; {settle} would settle it{tail}"
     else:
-        if rec.confidence < 1.0 and open_fields:
-            line += f", though only {rec.confidence:.0%} of the ways the open answers could go keep it; {settle} would settle it"
-        line += ". Run /recommend for the reasons and what could change it."
+        line += tail
     return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), reading.profile(), rec)
 
 
