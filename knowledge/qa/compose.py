@@ -169,7 +169,7 @@ def _with_predecessors(picked: list[Candidate], all_cands: list[Candidate], budg
     return out[:budget]
 
 
-def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams) -> bool:
+def _on_topic(c: Candidate, adds: set[str], lead: Candidate, params: AnswerParams) -> bool:
     """A sentence after the lead adds something the question asks that the lead does not say.
 
     It is nearly as relevant as the lead itself, or it names a word of the question (beyond
@@ -177,12 +177,12 @@ def _on_topic(c: Candidate, question: str, lead: Candidate, params: AnswerParams
     shares the lead's subject was the commonest defect outside examiners found ("off-ask
     filler" after a right lead: the factory/workshop picture under "is a TPU cheaper?", the
     retracing sentence under a question about padding); closeness to the lead let it in, so
-    closeness alone no longer does.
+    closeness alone no longer does. ``adds``: the question's words, less the generic ones, that
+    the lead does not name (computed once per answer by the caller).
     """
     if c.relevance >= lead.relevance * params.min_relevance_ratio:
         return True  # nearly as relevant as the lead itself
-    topic = set(tokenize(question)) - vocabulary().generic
-    return bool(topic & set(tokenize(c.text)) - set(tokenize(lead.text)))
+    return bool(adds & set(tokenize(c.text)))
 
 
 def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False, wide: bool = False) -> Candidate | None:
@@ -211,7 +211,7 @@ def _situated(question: str) -> bool:
     return bool(named - voc.generic - voc.comparing)
 
 
-def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, question: str = "") -> list[tuple[Candidate, str]]:
+def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, question: str) -> list[tuple[Candidate, str]]:
     """Verdict first, then the sentences arguing for each side."""
     verdicts = [c for c in cands if is_verdict(c.text) and not is_hedge(c.text)]
     # a bare comparison ("gpu or tpu?") leads with a verdict that weighs both sides, when one is
@@ -300,7 +300,8 @@ def _plain(
         lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s))
     if lead is None:
         return []
-    pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, question, lead, params)]
+    adds = set(tokenize(question)) - voc.generic - set(tokenize(lead.text))
+    pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, adds, lead, params)]
     others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
     # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict
