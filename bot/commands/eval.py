@@ -128,35 +128,26 @@ def run_extractor_split(*, as_json: bool, settings: HwbotSettings) -> None:
 
 
 def run_lobo(settings: HwbotSettings, paths: list[Path], *, as_json: bool) -> None:
-    """Each batch held out in turn: heads retrained (in a scratch directory) on the others, every variant scored."""
+    """Each batch held out in turn: the extractor retrained (in a scratch directory) without it, every variant scored."""
     import tempfile
 
     from knowledge.evaluation.lobo import format_lobo, leave_one_batch_out
-    from knowledge.index import EncoderUnavailable, clause_encoder
 
     if len(paths) < 2:
-        raise HwbotError("--lobo needs at least two batches: each is scored with the heads fitted on the others")
-    try:
-        encoder = clause_encoder(settings.index_dir)
-    except EncoderUnavailable as exc:
-        raise HwbotError(f"the leave-one-batch-out retrains the heads, which needs the index's ONNX encoder, which {exc}") from None
+        raise HwbotError("--lobo needs at least two batches: each is scored with the extractor trained without it")
     with tempfile.TemporaryDirectory(prefix="hwbot-lobo-") as work:
-        rows = leave_one_batch_out(paths, encoder, Path(work))
+        rows = leave_one_batch_out(paths, Path(work))
     print(json.dumps([r.model_dump() for r in rows], indent=2) if as_json else format_lobo(rows))
 
 
 def run_train_extractor(settings: HwbotSettings) -> None:
-    """Fit the heads on the train split, thresholds on validation; write weights and manifest."""
-    from knowledge.index import EncoderUnavailable, clause_encoder
+    """Fine-tune the encoder's top layers and the heads on the train split, thresholds on validation; write them."""
+    from indexer.embedder import Embedder
     from knowledge.recommend.learned.heads import HEADS_DIR
     from knowledge.recommend.learned.train import train_heads
 
-    try:
-        encoder = clause_encoder(settings.index_dir)
-    except EncoderUnavailable as exc:
-        raise HwbotError(f"training needs the index's ONNX encoder, which {exc}") from None
-    manifest = train_heads(encoder)
-    print(f"Wrote {HEADS_DIR}/heads.npy and manifest.json (data sha256 {manifest.data_sha256[:12]}…)")
+    manifest = train_heads(Embedder())
+    print(f"Wrote {HEADS_DIR}/tuned_layers.npz, heads.npy and manifest.json (data sha256 {manifest.data_sha256[:12]}…)")
     for name, limits in manifest.thresholds.items():
         print(f"{name:<20} high {limits.high:.2f}  medium {limits.medium:.2f}")
     print(f"modifier gate {manifest.modifier_gate:.2f}")

@@ -1,10 +1,10 @@
 """Leave-one-batch-out over labelled message batches: what the learned part is worth on a batch it never saw.
 
-The heads' thresholds are chosen on whole labelled messages (the fresh batches once measured,
-``phrasings_fresh.jsonl``), so scoring a batch that is also in that file says nothing about
-unseen wording. Here each batch in turn is held out: the heads are retrained with the *other*
-batches as their calibration messages (into a scratch directory; the committed weights are
-never touched), and the held-out batch is read by every extractor variant through the same
+The extractor learns from labelled whole messages (the fresh batches once measured among
+them), so scoring a batch it learned from says nothing about unseen wording. Here each named
+batch in turn is held out: the extractor is retrained without any named batch but the *other*
+ones (into a scratch directory; the committed weights are never touched; minutes per batch
+on two cores), and the held-out batch is read by every extractor variant through the same
 reading step ``hwbot eval --fresh`` uses. The rules have no fitted parameters, so their rows
 are the same as ``eval --fresh --extractor rules``; whoever wrote them says which batches they
 looked at (``docs/quality.md``).
@@ -15,19 +15,16 @@ Run as ``hwbot eval --lobo fm1.jsonl --lobo fm2.jsonl --lobo fm3.jsonl``.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from knowledge.evaluation.fresh import FreshMessage, load_fresh_batch, score_messages
 from knowledge.recommend.learned.combine import MODES, ClauseReader, Mode, extract_message
-from knowledge.recommend.learned.data import CLAUSE_FILES, PHRASING_FILES
+from knowledge.recommend.learned.data import CLAUSE_FILES, MESSAGE_FILES
 from knowledge.recommend.reading import read_message
 from knowledge.recommend.textual import Extraction
-
-if TYPE_CHECKING:  # pragma: no cover
-    from indexer.query_encoder import QueryEncoder
 
 __all__ = ["LoboRow", "leave_one_batch_out", "format_lobo"]
 
@@ -48,29 +45,30 @@ def _messages(path: Path) -> list[FreshMessage]:
     return items
 
 
-def _write_calibration(batches: list[list[FreshMessage]], path: Path) -> None:
-    with path.open("w", encoding="utf-8") as out:
-        for batch in batches:
-            for m in batch:
-                out.write(json.dumps({"id": m.id, "text": m.text, "expect": m.expect}, ensure_ascii=False) + "\n")
-
-
-def leave_one_batch_out(paths: list[Path], encoder: "QueryEncoder", work: Path) -> list[LoboRow]:
-    """For each batch: heads calibrated on the others, then every variant scored on it."""
-    from knowledge.recommend.learned.heads import load_heads
+def leave_one_batch_out(paths: list[Path], work: Path) -> list[LoboRow]:
+    """For each batch: the extractor trained without it (and without the others named), then every variant scored on it."""
+    from indexer.embedder import Embedder
+    from knowledge.recommend.learned.heads import OVERLAY_FILE, load_heads
     from knowledge.recommend.learned.train import train_heads
 
     batches = [_messages(p) for p in paths]
+    named = {p.resolve() for p in paths}
+    others = tuple(f for f in MESSAGE_FILES if f.resolve() not in named)
+    base = Embedder()
     rows = []
     for k, (path, held) in enumerate(zip(paths, batches)):
         fold = work / f"without_{path.stem}"
+        extra = fold / "others.jsonl"
         fold.mkdir(parents=True, exist_ok=True)
-        calibration = fold / "calibration.jsonl"
-        _write_calibration([b for j, b in enumerate(batches) if j != k], calibration)
-        train_heads(encoder, out_dir=fold, calibration=(calibration,))
-        heads = load_heads(fold, model_id=encoder.model_id, probe=encoder.probe(),
-                           data_files=CLAUSE_FILES + PHRASING_FILES + (calibration,))
-        reader = ClauseReader(encode=lambda texts: encoder.encode(texts, progress=False), heads=heads)
+        with extra.open("w", encoding="utf-8") as out:
+            for j, batch in enumerate(batches):
+                for m in batch if j != k else ():
+                    out.write(json.dumps({"id": f"{paths[j].stem}-{m.id}", "text": m.text, "expect": m.expect}) + "\n")
+        files = (*others, extra)
+        train_heads(base, out_dir=fold, message_files=files)
+        encoder = Embedder(overlay=fold / OVERLAY_FILE)
+        heads = load_heads(fold, model_id=encoder.model_id, probe=encoder.probe(), data_files=CLAUSE_FILES + files)
+        reader = ClauseReader(encode=partial(encoder.encode, progress=False), heads=heads)
         for mode in MODES:
             def extract(text: str, reader: ClauseReader = reader, mode: Mode = mode) -> Extraction:
                 return extract_message(text, reader, mode)

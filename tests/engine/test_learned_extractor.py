@@ -1,7 +1,8 @@
 """The learned extractor on the real ONNX encoder: its data, its committed weights, and how it reads.
 
-Nothing is stubbed: the clause vectors come from the session index's ONNX export, and the
-heads are the committed ``data/extractor`` files, checked against the data they were trained on.
+Nothing is stubbed: the clause vectors come from the ONNX export of the session model with the
+committed fine-tuned layers, and the heads are the committed ``data/extractor`` files, checked
+against the data they were trained on.
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ import numpy as np
 import pytest
 
 from knowledge.recommend.learned.combine import ClauseReader, extract_message, sounds_like
-from knowledge.recommend.learned.data import CLAUSE_FILES, TRAINING_FILES, load_clauses, load_phrasing_clauses, part_of
-from knowledge.recommend.learned.heads import HEADS_DIR, HeadsUnavailable, load_heads
+from knowledge.recommend.learned.data import CLAUSE_FILES, TRAINING_FILES, load_clauses, load_messages, part_of
+from knowledge.recommend.learned.heads import HEADS_DIR, OVERLAY_FILE, HeadsUnavailable, load_heads
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 
 @pytest.fixture(scope="module")
 def encoder(built_index: Path):  # type: ignore[no-untyped-def]
-    from indexer.query_encoder import encoder_for_index_dir
+    from knowledge.index import clause_encoder
 
-    return encoder_for_index_dir(built_index)
+    return clause_encoder(built_index)
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +39,8 @@ def test_the_clauses_are_many_varied_and_split_for_good() -> None:
     pairs = Counter((f, v) for i in items for f, v in i.labels.items())
     assert all(pairs[(f, v)] >= 15 for f, vs in FIELD_VALUES.items() for v in vs if v != UNKNOWN)
     assert sum(1 for i in items if i.modifier) >= 0.2 * len(items)
-    phrasings = load_phrasing_clauses()
-    assert len(phrasings) >= 300 and {part_of(i.id) for i in phrasings} == {"train"}
+    messages = load_messages()
+    assert len(messages) >= 1000 and Counter(part_of(i.id) for i in messages)["validation"] >= 100
     parts = Counter(part_of(i.id) for i in items)
     assert parts["validation"] >= 200 and parts["test"] >= 200 and part_of("a-0001") == part_of("a-0001")
 
@@ -51,12 +52,14 @@ def test_a_bad_clause_line_is_a_one_line_error(tmp_path: Path) -> None:
         load_clauses((bad,))
 
 
-def test_retraining_reproduces_the_committed_weights(encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_retraining_reproduces_the_committed_weights(embedder, encoder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The one command makes the committed files from the committed data (about a minute on two cores)."""
     from knowledge.recommend.learned.train import train_heads
 
-    fresh = train_heads(encoder, out_dir=tmp_path)
+    fresh = train_heads(embedder, out_dir=tmp_path)
     committed = load_heads(model_id=encoder.model_id, probe=encoder.probe())
     assert fresh.data_sha256 == committed.manifest.data_sha256
+    assert fresh.overlay_sha256 == committed.manifest.overlay_sha256
     assert fresh.thresholds == committed.manifest.thresholds
     assert np.allclose(np.load(tmp_path / "heads.npy"), committed.weights, atol=1e-3)
 
@@ -79,6 +82,11 @@ def test_stale_tampered_or_foreign_heads_are_refused_with_one_line(encoder, tmp_
     weights[0, 0] += 1.0
     np.save(copy / "heads.npy", weights)
     with pytest.raises(HeadsUnavailable, match="not the file its manifest records"):
+        load_heads(copy, model_id=encoder.model_id, probe=probe)
+    shutil.copy(HEADS_DIR / "heads.npy", copy / "heads.npy")
+    with (copy / OVERLAY_FILE).open("ab") as fh:
+        fh.write(b"\0")
+    with pytest.raises(HeadsUnavailable, match="tuned_layers.npz is not the file the heads were trained with"):
         load_heads(copy, model_id=encoder.model_id, probe=probe)
     (copy / "manifest.json").unlink()
     with pytest.raises(HeadsUnavailable, match="missing"):

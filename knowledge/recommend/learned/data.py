@@ -9,10 +9,10 @@ talks about (``mentions``). No clause is labelled by running the extractor on it
 The split is by a hash of the id, so it never moves when lines are added: ``train`` fits the
 heads, ``validation`` chooses each field's thresholds, and ``test`` is only ever reported.
 
-The labelled phrasings of the rules' own evaluation (``knowledge/evaluation/data/phrasings*.jsonl``,
-whole messages labelled with the fields they state) join ``train`` when they are one clause
-long and state their fields plainly (no intake question, nothing marked to confirm): they
-carry no modifier label, so they train the field heads only.
+Labelled whole messages (:data:`MESSAGE_FILES`: the rules' phrasings, messages written for the
+extractor, fresh batches after their first measurement) are items too, split the same way:
+they carry no modifier label, so they train the field heads only, and the validation split's
+messages are read whole when thresholds are chosen.
 """
 
 from __future__ import annotations
@@ -27,18 +27,23 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 
 __all__ = [
-    "CALIBRATION_FILES", "CLAUSE_FILES", "DATA_DIR", "MODIFIERS", "PHRASING_FILES", "TRAINING_FILES", "LabelledClause", "Part",
-    "load_clauses", "load_phrasing_clauses", "part_of", "data_sha256",
+    "CLAUSE_FILES", "DATA_DIR", "MESSAGE_FILES", "MODIFIERS", "TRAINING_FILES", "LabelledClause", "Part",
+    "load_clauses", "load_messages", "part_of", "data_sha256",
 ]
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CLAUSE_FILES: tuple[Path, ...] = tuple(sorted(DATA_DIR.glob("clauses_*.jsonl")))
 _EVAL_DATA = DATA_DIR.parent.parent / "evaluation" / "data"
-PHRASING_FILES: tuple[Path, ...] = (_EVAL_DATA / "phrasings.jsonl", _EVAL_DATA / "phrasings_late.jsonl")
-#: Labelled whole messages (fresh batches once measured): their thresholds are chosen on them too.
-CALIBRATION_FILES: tuple[Path, ...] = (_EVAL_DATA / "phrasings_fresh.jsonl",)
-#: Everything the heads learn from: the weights' manifest records one hash over these files.
-TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + PHRASING_FILES + CALIBRATION_FILES
+#: Labelled whole messages (``id``, ``text``, ``expect``): the rules' own phrasings, messages
+#: written for the extractor, and fresh batches once first measured (named one by one: a batch
+#: joins when its measurement is recorded and the heads are retrained, never by being copied in).
+MESSAGE_FILES: tuple[Path, ...] = (
+    _EVAL_DATA / "phrasings.jsonl", _EVAL_DATA / "phrasings_late.jsonl", _EVAL_DATA / "phrasings_fresh.jsonl",
+    *sorted(DATA_DIR.glob("messages_*.jsonl")),
+    *(_EVAL_DATA / "measured" / f"fm{n}.jsonl" for n in (6, 7, 8, 9)),
+)
+#: Everything the extractor learns from: the weights' manifest records one hash over these files.
+TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + MESSAGE_FILES
 #: "none" is the modifier head's class for a plain statement.
 MODIFIERS: tuple[str, ...] = ("none", "negation", "hedge", "plan", "past", "third_party", "question")
 
@@ -84,10 +89,12 @@ def load_clauses(paths: tuple[Path, ...] = CLAUSE_FILES) -> list[LabelledClause]
     return items
 
 
-def load_phrasing_clauses(paths: tuple[Path, ...] = PHRASING_FILES) -> list[LabelledClause]:
-    """The one-clause phrasings that state their fields plainly, as clauses (ids prefixed ``phrasing:``)."""
-    from knowledge.recommend.learned.clauses import split_clauses
+def load_messages(paths: tuple[Path, ...] = MESSAGE_FILES) -> list[LabelledClause]:
+    """Labelled whole messages as items (ids ``message:<file>:<id>``); an intake answer to one field is skipped.
 
+    A stated "unknown" (data pipeline: "no idea if storage keeps up") is a real answer but no
+    head's class: it trains as "not stated", which is what the heads should then say.
+    """
     out: list[LabelledClause] = []
     for path in paths:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -95,17 +102,16 @@ def load_phrasing_clauses(paths: tuple[Path, ...] = PHRASING_FILES) -> list[Labe
                 continue
             try:
                 row = json.loads(line)
-                if row.get("field") is None and not row.get("confirm") and len(split_clauses(row["text"])) == 1:
-                    out.append(LabelledClause(id=f"phrasing:{row['id']}", text=row["text"], labels=row.get("expect", {})))
+                if row.get("field") is None and not row.get("confirm"):
+                    labels = {k: v for k, v in row.get("expect", {}).items() if v != UNKNOWN}
+                    out.append(LabelledClause(id=f"message:{path.stem}:{row['id']}", text=row["text"], labels=labels))
             except (ValueError, TypeError, KeyError) as exc:
                 raise ValueError(f"{path.name}:{n}: {' '.join(str(exc).splitlines()[:3])}") from None
     return out
 
 
 def part_of(item_id: str) -> Part:
-    """70 % train, 15 % validation, 15 % test, by a hash of the id (stable as the files grow); phrasings train."""
-    if item_id.startswith("phrasing:"):
-        return "train"
+    """70 % train, 15 % validation, 15 % test, by a hash of the id (stable as the files grow)."""
     bucket = int(hashlib.sha256(item_id.encode("utf-8")).hexdigest()[:8], 16) % 20
     return "train" if bucket < 14 else "validation" if bucket < 17 else "test"
 

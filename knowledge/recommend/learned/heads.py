@@ -11,8 +11,10 @@ it before anything is used:
 
 - the training data's sha256 (stale weights are refused: retrain with the one command);
 - the weights file's sha256 (a file edited by hand is refused);
-- the encoder's model id, dimension and probe vector: clause vectors from another model
-  would be read by heads that never saw them.
+- the tuned layers' sha256 (``tuned_layers.npz``: the clause encoder is the shipped model with
+  them laid over, see :mod:`.tuning`);
+- the encoder's model id, dimension and probe vector: clause vectors from another model (or
+  from the model without these tuned layers) would be read by heads that never saw them.
 
 A refusal is :class:`HeadsUnavailable` with a one-line reason; callers fall back to the
 rules and say so. Weights are never edited by hand: ``hwbot train-extractor`` rebuilds them.
@@ -33,12 +35,14 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
 __all__ = [
-    "HEADS_DIR", "TRAIN_COMMAND", "Head", "Thresholds", "HeadsManifest", "Heads", "HeadsUnavailable", "load_heads",
+    "HEADS_DIR", "OVERLAY_FILE", "TRAIN_COMMAND", "Head", "Thresholds", "HeadsManifest", "Heads", "HeadsUnavailable", "load_heads",
 ]
 
 HEADS_DIR = DATA_DIR / "extractor"
 TRAIN_COMMAND = "hwbot train-extractor"
-FORMAT = 1
+FORMAT = 2
+#: The fine-tuned top layers of the encoder, laid over the shipped model (see :mod:`.tuning`).
+OVERLAY_FILE = "tuned_layers.npz"
 #: The encoder must reproduce the training-time probe vector this closely.
 MIN_PROBE_COSINE = 0.9999
 
@@ -75,7 +79,10 @@ class HeadsManifest(BaseModel):
     data_files: tuple[str, ...]
     data_sha256: str
     weights_sha256: str
-    l2: float
+    #: the tuned layers' file (:data:`OVERLAY_FILE`): the clause encoder is the model with it laid over
+    overlay_sha256: str
+    tuned_layers: int = Field(ge=1)
+    epochs: int = Field(ge=1)
     heads: tuple[Head, ...]
     thresholds: dict[str, Thresholds]
     #: the modifier head's p(some modifier) at or above which a clause may not set a field
@@ -130,6 +137,12 @@ def load_heads(
         raise HeadsUnavailable(f"the learned heads are format {manifest.format}, not {FORMAT}; {rebuild}")
     if hashlib.sha256(raw).hexdigest() != manifest.weights_sha256:
         raise HeadsUnavailable(f"heads.npy is not the file its manifest records; {rebuild}")
+    try:
+        overlay = (directory / OVERLAY_FILE).read_bytes()
+    except OSError:
+        raise HeadsUnavailable(f"the learned heads' tuned layers are missing ({OVERLAY_FILE}); {rebuild}") from None
+    if hashlib.sha256(overlay).hexdigest() != manifest.overlay_sha256:
+        raise HeadsUnavailable(f"{OVERLAY_FILE} is not the file the heads were trained with; {rebuild}")
     try:
         data_hash = data_sha256(data_files)
     except OSError:
