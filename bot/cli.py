@@ -138,9 +138,9 @@ def feedback(settings: HwbotSettings, since: str | None, as_json: bool) -> None:
 @click.option("--extractor", type=click.Choice(["rules", "heads", "combined"]), default="combined", show_default=True,
               help="With --fresh messages: read them with the rules only, the learned heads only, or both.")
 @click.option("--extractor-split", is_flag=True,
-              help="The extractor ablation (every variant) on the labelled clauses' validation and test splits.")
+              help="The extractor ablation (every variant) on the labelled clauses' validation split.")
 @click.option("--lobo", type=_PATH, multiple=True,
-              help="Leave-one-batch-out over these message batches (repeat): heads calibrated on the others, scored on each.")
+              help="Leave-one-batch-out over these message batches (repeat): the extractor retrained without each, scored on it.")
 @click.pass_obj
 def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, fresh: Path | None,
           extractor: str, extractor_split: bool, lobo: tuple[Path, ...]) -> None:
