@@ -72,7 +72,7 @@ def _open(index_dir: Path, notify: Callable[[str], Any], fallback: bool = False)
     from knowledge.recommend.learned.heads import HeadsUnavailable, load_heads
 
     try:
-        encoder = clause_encoder(index_dir, fallback=fallback)
+        encoder = clause_encoder(index_dir, fallback=fallback, notify=notify)
     except EncoderUnavailable as exc:
         notify(f"{READER_NOTICE}: the ONNX encoder {exc}")
         return None

@@ -47,11 +47,12 @@ def _cached(slot: Path) -> Path | None:
 
 
 def tuned_encoder_for_index_dir(
-    index_dir: Path, overlay: Path, *, export: bool = True, notify: Callable[[str], Any] = _stderr_line,
+    index_dir: Path, overlay: Path, *, export: bool = True, notify: Callable[[str], Any] | None = None,
 ) -> OnnxQueryEncoder:
     """The tuned encoder for ``overlay``, exported first when the cache lacks it (unless ``export`` is off).
 
-    Raises :class:`EncoderUnavailable` with the reason (no index, no overlay, a failed export).
+    ``notify`` (default: stderr) hears the one line said before an export. Raises
+    :class:`EncoderUnavailable` with the reason (no index, no overlay, a failed export).
     """
     from indexer.onnx_export import tuned_slot
 
@@ -63,7 +64,7 @@ def tuned_encoder_for_index_dir(
     if model is None:
         if not export:
             raise EncoderUnavailable("with the fine-tuned layers is not exported yet (run 'hwbot index')")
-        notify(PREPARING)
+        (notify or _stderr_line)(PREPARING)
         from common.errors import HwbotError
         from indexer.onnx_export import export_tuned_encoder
 

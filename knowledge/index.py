@@ -9,8 +9,9 @@ first lets the ONNX session load while the rest of a command imports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from indexer.query_encoder import EncoderUnavailable
 from knowledge.paths import SOURCES_DIR
@@ -57,17 +58,19 @@ def prefetch_encoder(index_dir: Path) -> None:
     prefetch_query_encoder(index_dir)
 
 
-def clause_encoder(index_dir: Path, *, fallback: bool = False, export: bool = True) -> "QueryEncoder":
+def clause_encoder(
+    index_dir: Path, *, fallback: bool = False, export: bool = True, notify: "Callable[[str], Any] | None" = None,
+) -> "QueryEncoder":
     """What the learned extractor embeds clauses with: the index's model with the extractor's
     fine-tuned top layers, on ONNX (exported once per version beside the index's query encoder,
-    unless ``export`` is off). Raises :class:`EncoderUnavailable`, unless ``fallback``: then the
+    unless ``export`` is off; ``notify`` hears the one line said before that export). Raises :class:`EncoderUnavailable`, unless ``fallback``: then the
     same tuned model on sentence-transformers, as the answer path falls back, so a process reads
     a team's words the same way whichever encoder it ended up with."""
     from indexer.tuned_encoder import tuned_encoder_for_index_dir
     from knowledge.recommend.learned.heads import HEADS_DIR, OVERLAY_FILE
 
     try:
-        return tuned_encoder_for_index_dir(index_dir, HEADS_DIR / OVERLAY_FILE, export=export)
+        return tuned_encoder_for_index_dir(index_dir, HEADS_DIR / OVERLAY_FILE, export=export, notify=notify)
     except EncoderUnavailable:
         if not fallback:
             raise
