@@ -97,7 +97,7 @@ def _write_overlay(path: Path, overlay: dict[str, np.ndarray]) -> None:
     import io
     import zipfile
 
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(path, "w") as zf:  # stored: fp16 weights do not deflate
         for name in sorted(overlay):
             buf = io.BytesIO()
             np.lib.format.write_array(buf, np.ascontiguousarray(overlay[name]), allow_pickle=False)
