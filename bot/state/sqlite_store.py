@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from bot.state.base import CLAIM_DONE, CLAIM_IN_FLIGHT, CLAIMS, claim_owner, claim_state, claim_value
@@ -57,6 +57,10 @@ def _expiry(ttl: float | None) -> float | None:
     return None if ttl is None else time.time() + ttl
 
 
+#: How long opening the database at start-up waits for another process's lock.
+STARTUP_BUSY_MS = 15_000
+
+
 class SqliteStateStore:
     """:class:`~bot.state.base.StateStore` over one SQLite file."""
 
@@ -71,8 +75,13 @@ class SqliteStateStore:
         #: Bumped by :meth:`reset`; a thread whose connection is older reopens it.
         self._generation = 0
         try:
-            self._prepare(self._conn())
-            self._conn().execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
+            # workers that start together all create the schema: the first open waits longer for
+            # a sibling's lock than a request does (a loaded machine held it past 2 s in CI)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with closing(sqlite3.connect(self.path, timeout=STARTUP_BUSY_MS / 1000, isolation_level=None)) as first:
+                first.execute(f"PRAGMA busy_timeout={STARTUP_BUSY_MS}")
+                self._prepare(first)
+                first.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(
                 f"cannot open the state database {self.path}: {exc}",
