@@ -154,23 +154,25 @@ def run_train_extractor(settings: HwbotSettings) -> None:
 
 
 def run_fit_leads(settings: HwbotSettings) -> None:
-    """Fit the lead model on the sentence forms (every fifth sentence held out, then all); write its TOML."""
+    """Train the lead encoder and fit the lead model on its out-of-fold cosines; write both."""
     from bot.engines import get_engine
-    from knowledge.evaluation.fit_leads import collect_groups, fit_lead_model, to_toml, top1
+    from indexer.embedder import Embedder
+    from indexer.top_layers import write_overlay
+    from knowledge.evaluation.fit_leads import to_toml
+    from knowledge.evaluation.lead_training import fit_leads
     from knowledge.qa.lead_model import _FILE, lead_model
+    from knowledge.qa.lead_tuning import LEAD_OVERLAY
 
     engine = get_engine(settings)
-    groups, skipped = collect_groups(engine)
-    if not groups:
+    if not any(entry.lead for entry in engine.store.forms):
         raise HwbotError("the index holds no question forms to fit the lead model on (rebuild it with `hwbot index`)")
-    held = [g for g in groups if g.sentence % 5 == 0]
-    fit = fit_lead_model([g for g in groups if g.sentence % 5 != 0])
-    print(f"{len(groups)} forms asked ({skipped} skipped: their sentence was not a candidate)")
-    print(f"held-out sentences ({len(held)} forms): right lead, by relevance {top1(held, None):.3f}, by the model {top1(held, fit):.3f}")
-    model = fit_lead_model(groups)
-    print(f"all forms (in sample): by relevance {top1(groups, None):.3f}, by the model {top1(groups, model):.3f}")
-    _FILE.write_text(to_toml(model), encoding="utf-8")
+    fit = fit_leads(engine, Embedder())
+    for line in fit.report:
+        print(line)
+    LEAD_OVERLAY.parent.mkdir(parents=True, exist_ok=True)
+    write_overlay(LEAD_OVERLAY, fit.overlay)
+    _FILE.write_text(to_toml(fit.model), encoding="utf-8")
     lead_model.cache_clear()
-    print(f"Wrote {_FILE}")
-    for name, weight in model.weights.items():
+    print(f"Wrote {LEAD_OVERLAY} and {_FILE}")
+    for name, weight in fit.model.weights.items():
         print(f"  {name:<8} {weight:+.3f}")

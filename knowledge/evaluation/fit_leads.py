@@ -1,15 +1,15 @@
-"""Fit the lead model (:mod:`knowledge.qa.lead_model`) on the sentence forms.
+"""Fit the lead model (:mod:`knowledge.qa.lead_model`): labelled groups of candidates and the fit.
+
+``hwbot fit-leads`` drives it (:mod:`knowledge.evaluation.lead_training`, which also trains
+the lead encoder whose cosine is one of the features).
 
 Every question form of a sentence that may lead is asked as a question, through the same
 intent, ask type, retrieval and candidate scoring an answer uses, with that form's own row
 left out of the forms signal (an unseen question never matches a form word for word). The
 sentence the form belongs to is the right lead; every other candidate that could lead is a
 wrong one. A conditional logit (softmax over each question's candidates, L2-penalized) is
-fitted by Newton's method on standardized features: ten weights from ~900 labelled
-questions, so there is little room to overfit.
-
-Forms are grouped by sentence, and ``holdout`` takes every fifth sentence out of the fit,
-to report how often the model's top candidate is the right one on sentences it never saw.
+fitted by Newton's method on standardized features: a dozen weights from over a thousand
+labelled questions, so there is little room to overfit.
 """
 
 from __future__ import annotations
@@ -46,10 +46,14 @@ class LeadGroup:
         return i == self.right or i in self.rights
 
 
-def collect_groups(engine: QAEngine, keep: Callable[[int], bool] | None = None) -> tuple[list[LeadGroup], int]:
+def collect_groups(
+    engine: QAEngine, keep: Callable[[int], bool] | None = None, lead: Callable[[int], np.ndarray] | None = None,
+) -> tuple[list[LeadGroup], int]:
     """The labelled groups, and how many forms were skipped (their sentence was not among the candidates).
 
-    ``keep(i)`` picks the sentences (by index in the store's forms) whose forms are asked; all by default."""
+    ``keep(i)`` picks the sentences (by index in the store's forms) whose forms are asked; all by default.
+    ``lead(row)``: the lead encoder's vector of the form in that row of the store's form vectors
+    (out of fold when fitting: a form the encoder learned from would vouch for itself)."""
     store = engine.store
     groups: list[LeadGroup] = []
     skipped = 0
@@ -68,12 +72,14 @@ def collect_groups(engine: QAEngine, keep: Callable[[int], bool] | None = None) 
                 skipped += 1
                 continue
             kind = answer_type(form, intent.name)
-            rows = feature_rows(cands, store, qvec, kind, options_of(form))
+            rows = feature_rows(cands, store, qvec, kind, options_of(form), lead(row) if lead else None)
             groups.append(LeadGroup(si, rows, right, np.asarray([c.relevance for c in cands])))
     return groups, skipped
 
 
-def question_groups(engine: QAEngine, items: list[FreshQuestion], weight: float = 1.0) -> list[LeadGroup]:
+def question_groups(
+    engine: QAEngine, items: list[FreshQuestion], weight: float = 1.0, lead: Callable[[str], np.ndarray] | None = None,
+) -> list[LeadGroup]:
     """Groups from a labelled batch: each in-domain, single-ask question asked as the answerer
     asks it; a right lead is a candidate holding all its key terms (questions with none skipped)."""
     store = engine.store
@@ -94,12 +100,15 @@ def question_groups(engine: QAEngine, items: list[FreshQuestion], weight: float 
         rights = tuple(i for i, c in enumerate(cands) if all(has_term(c.text, t) for t in item.terms))
         if not rights or len(rights) == len(cands):
             continue
-        rows = feature_rows(cands, store, qvec, answer_type(question, intent.name), options_of(question))
+        rows = feature_rows(cands, store, qvec, answer_type(question, intent.name), options_of(question),
+                            lead(question) if lead else None)
         groups.append(LeadGroup(-1, rows, rights[0], np.asarray([c.relevance for c in cands]), rights, weight))
     return groups
 
 
-def fit_lead_model(groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50) -> LeadModel:
+def fit_lead_model(
+    groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50, fitted_on: str = "", encoder_sha256: str = "",
+) -> LeadModel:
     """The conditional logit's weights on standardized features, by Newton's method (a dozen
     weights: the exact Hessian is cheap, and unlike plain gradient descent it converges on
     correlated features such as the cosine and the form score)."""
@@ -142,7 +151,8 @@ def fit_lead_model(groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50
         if float(np.abs(t * step).max()) < 1e-7:
             break
     return LeadModel(
-        fitted_on=f"{len(groups)} question forms of knowledge/sources/forms (own form left out)",
+        fitted_on=fitted_on or f"{len(groups)} question forms of knowledge/sources/forms (own form left out)",
+        lead_encoder_sha256=encoder_sha256,
         mean={f: round(float(v), 6) for f, v in zip(FEATURES, mean)},
         scale={f: round(float(v), 6) for f, v in zip(FEATURES, scale)},
         weights={f: round(float(v), 6) for f, v in zip(FEATURES, w)},
@@ -165,6 +175,7 @@ def to_toml(model: LeadModel) -> str:
         "# The lead model's weights: fitted by `hwbot fit-leads` (knowledge.evaluation.fit_leads).",
         "# Do not edit by hand; refit after changing the notes, their forms or the features.",
         f'fitted_on = "{model.fitted_on}"',
+        f'lead_encoder_sha256 = "{model.lead_encoder_sha256}"',
     ]
     for name in ("mean", "scale", "weights"):
         lines += ["", f"[{name}]"] + [f"{f} = {getattr(model, name)[f]}" for f in FEATURES]

@@ -6,13 +6,15 @@ a TPU is a balance ...") is close to every question about the choice. Rather tha
 phrase rule per failure, the lead is ranked by a conditional-logit model over signals the
 answerer already has: the sentence's cosine with the question, the rare words they share,
 its closest question form, its chunk's rank, its section heading's cosine, how generic it is (its mean cosine with every
-sentence of the notes), whether it does what the ask type needs (``knowledge.qa.leads``),
+sentence of the notes), the lead encoder's cosine (a question side fine-tuned to land on
+the sentence that answers it, :mod:`knowledge.qa.lead_tuning`), whether it does what the ask type needs (``knowledge.qa.leads``),
 whether it is a verdict, a hedge, or a section's first sentence.
 
-The weights are data (``data/lead_model.toml``), fitted by
-``python -m knowledge.evaluation.fit_leads`` on the sentence forms of
-``knowledge/sources/forms`` (each form asked as a question, with its own form left out of
-the forms signal): a form says which sentence answers it, which is exactly the label.
+The weights are data (``data/lead_model.toml``), fitted by ``hwbot fit-leads``
+(:mod:`knowledge.evaluation.lead_training`) on the sentence forms of ``knowledge/sources/forms``
+(each form asked as a question, with its own form left out of the forms signal: a form says
+which sentence answers it, which is exactly the label) and on the measured outside questions
+(a sentence holding all their key terms answers them), with the lead encoder's cosines out of fold.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ __all__ = ["FEATURES", "LeadModel", "lead_model", "feature_rows", "generality"]
 
 _FILE = Path(__file__).with_name("data") / "lead_model.toml"
 
-FEATURES = ("cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length", "heading")
+FEATURES = (
+    "cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length", "heading", "tuned",
+)
 
 
 class _Chunk(Protocol):
@@ -69,6 +73,8 @@ class LeadModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     fitted_on: str
+    #: sha256 of the lead encoder's overlay the "tuned" weight was fitted with (knowledge.qa.lead_tuning)
+    lead_encoder_sha256: str = ""
     mean: dict[str, float]
     scale: dict[str, float]
     weights: dict[str, float]
@@ -118,9 +124,11 @@ def generality(store: Store) -> np.ndarray:
 
 
 def feature_rows(
-    cands: Sequence[_Scored], store: Store, qvec: np.ndarray, kind: str, options: tuple[str, ...] = ()
+    cands: Sequence[_Scored], store: Store, qvec: np.ndarray, kind: str, options: tuple[str, ...] = (),
+    lvec: np.ndarray | None = None,
 ) -> np.ndarray:
-    """One row of ``FEATURES`` per candidate (``qvec``: the question's embedding)."""
+    """One row of ``FEATURES`` per candidate (``qvec``: the question's embedding; ``lvec``: the lead
+    encoder's, :mod:`knowledge.qa.lead_tuning`; without it the plain cosine stands in)."""
     mean = generality(store)
     rows = []
     for c in cands:
@@ -131,6 +139,6 @@ def feature_rows(
             c.cos, c.overlap, max(0.0, c.form), 1.0 / (c.rank + 1), generic,
             float(answers_ask(kind, c.text, options)), float(is_verdict(c.text)), float(is_hedge(c.text)),
             float(c.position == 0), min(len(c.text.split()), 60) / 60.0,
-            heading,
+            heading, float(c.vector @ lvec) if lvec is not None else c.cos,
         ])
     return np.asarray(rows, dtype=np.float64).reshape(len(cands), len(FEATURES))

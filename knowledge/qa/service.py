@@ -18,6 +18,7 @@ asks (:mod:`knowledge.qa.asks`) is answered ask by ask, each step below defined 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -84,9 +85,14 @@ class QAEngine:
     """Cited extractive answers over one loaded index."""
 
     def __init__(
-        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS
+        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS,
+        index_dir: Path | None = None,
     ) -> None:
+        """``index_dir``: where the lead encoder's ONNX export is found (:meth:`lead_vector`)."""
         self.store = store
+        self.index_dir = index_dir
+        self._lead: QueryEncoder | None = None
+        self._lead_lock = threading.Lock()
         self.max_question_chars = max_question_chars
         self.embedder = embedder
         self.params = params or load_params()
@@ -125,7 +131,7 @@ class QAEngine:
         store = opened.store
         encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
-        return cls(store, encoder, params, max_question_chars=max_question_chars)
+        return cls(store, encoder, params, max_question_chars=max_question_chars, index_dir=index_dir)
 
     def clean(self, question: str) -> tuple[str, list[str]]:
         """The question after hygiene, and notices for the user (:func:`knowledge.qa.hygiene.clean_question`)."""
@@ -145,6 +151,23 @@ class QAEngine:
     def encode_query(self, text: str) -> np.ndarray:
         """The question's embedding (normalized float32, shape (dim,)): the one place it is computed."""
         return np.asarray(self.embedder.encode([text])[0], dtype=np.float32)
+
+    def lead_vector(self, text: str) -> np.ndarray:
+        """The question's vector by the lead encoder (:mod:`knowledge.qa.lead_tuning`), opened on first
+        use: a question that is declined or answered from the FAQ never needs it. Its ONNX export
+        is made by the index build; without one, the same tuned model on sentence-transformers."""
+        with self._lead_lock:
+            if self._lead is None:
+                if self.index_dir is not None:
+                    from knowledge.index import lead_encoder
+
+                    self._lead = lead_encoder(self.index_dir, fallback=True)
+                else:
+                    from knowledge.qa.lead_tuning import LEAD_OVERLAY
+
+                    self._lead = Embedder(overlay=LEAD_OVERLAY)
+            encoder = self._lead
+        return np.asarray(encoder.encode([text])[0], dtype=np.float32)
 
     def retrieve(
         self, question: str, *, mode: Mode = "hybrid", k: int | None = None, qvec: np.ndarray | None = None
@@ -350,7 +373,7 @@ class QAEngine:
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
-            can_lead=self.retriever.forms.can_lead, used=used,
+            can_lead=self.retriever.forms.can_lead, used=used, lead=self.lead_vector,
         )
         step("compose")
         if not sentences:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from indexer.top_layers import write_overlay
 from knowledge.recommend.learned.clauses import split_clauses
 from knowledge.recommend.learned.combine import ClauseReader, field_readings
 from knowledge.recommend.learned.data import (
@@ -92,18 +93,6 @@ def _targets(items: list[LabelledClause], name: str, classes: tuple[str, ...], t
     return np.where(train, y, IGNORE)
 
 
-def _write_overlay(path: Path, overlay: dict[str, np.ndarray]) -> None:
-    """An ``.npz`` whose bytes depend on the tensors only (``np.savez`` stamps the time into the zip)."""
-    import io
-    import zipfile
-
-    with zipfile.ZipFile(path, "w") as zf:  # stored: fp16 weights do not deflate
-        for name in sorted(overlay):
-            buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(overlay[name]), allow_pickle=False)
-            zf.writestr(zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0)), buf.getvalue())
-
-
 def train_heads(
     embedder: "Embedder", *, out_dir: Path = HEADS_DIR, clause_files: tuple[Path, ...] = CLAUSE_FILES,
     message_files: tuple[Path, ...] = MESSAGE_FILES, epochs: int = EPOCHS,
@@ -132,7 +121,7 @@ def train_heads(
                       [len(h.classes) for h in heads], epochs=epochs)
     out_dir.mkdir(parents=True, exist_ok=True)
     overlay = out_dir / OVERLAY_FILE
-    _write_overlay(overlay, tuned.overlay)
+    write_overlay(overlay, tuned.overlay)
     from indexer.embedder import Embedder
 
     tuned_encoder = Embedder(overlay=overlay)  # the rounded (fp16) layers, as every reader will load them

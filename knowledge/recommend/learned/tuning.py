@@ -16,11 +16,9 @@ count, fixed batch order.
 
 from __future__ import annotations
 
-import copy
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,7 +30,6 @@ __all__ = ["TUNED_LAYERS", "EPOCHS", "Tuned", "fine_tune"]
 TUNED_LAYERS = 2
 EPOCHS = 4
 BATCH = 32
-MAX_TOKENS = 128
 SEED = 0
 THREADS = 2
 LR_LAYERS = 5e-5
@@ -69,50 +66,25 @@ def fine_tune(
     """Train the top layers and one softmax head per entry of ``targets`` (class ids, :data:`IGNORE` to skip)."""
     import torch
 
-    torch.manual_seed(SEED)
-    rng = random.Random(SEED)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(THREADS)
-    try:
-        model: Any = copy.deepcopy(embedder.model[0].auto_model)  # a transformers BertModel
-        model.eval()
-        tokenizer = embedder.model.tokenizer
-        n_layers = len(model.encoder.layer)
-        tuned = list(range(n_layers - TUNED_LAYERS, n_layers))
-        top = torch.nn.ModuleList([model.encoder.layer[i] for i in tuned])
-        dim = int(model.config.hidden_size)
-        head = torch.nn.Linear(dim, int(sum(widths)))
+    from indexer.top_layers import TopLayers, seeded
+
+    with seeded(SEED, THREADS) as rng:
+        tuner = TopLayers(embedder, TUNED_LAYERS)
+        head = torch.nn.Linear(tuner.dim, int(sum(widths)))
         offsets = np.cumsum([0, *widths])
         class_weights = [torch.tensor(_class_weights(t, w), dtype=torch.float32) for t, w in zip(targets, widths)]
-
         # the frozen layers run once: their outputs are the training inputs of the tuned ones
-        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
-        batches = []
-        for start in range(0, len(order), BATCH):
-            rows = order[start: start + BATCH]
-            enc = tokenizer([texts[i] for i in rows], padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
-            with torch.no_grad():
-                hidden = model(**enc, output_hidden_states=True).hidden_states[tuned[0]]
-            ys = [torch.tensor(t[rows], dtype=torch.long) for t in targets]
-            batches.append((hidden, enc["attention_mask"], ys))
-
-        def pooled(hidden: "torch.Tensor", mask: "torch.Tensor") -> "torch.Tensor":
-            additive = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
-            for layer in top:
-                out = layer(hidden, attention_mask=additive)
-                hidden = out[0] if isinstance(out, tuple) else out
-            m = mask.unsqueeze(-1).float()
-            mean = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(mean, dim=-1) * SCALE
-
+        batches = [(hidden, mask, [torch.tensor(t[rows], dtype=torch.long) for t in targets])
+                   for hidden, mask, rows in tuner.frozen(texts, BATCH)]
         opt = torch.optim.AdamW(
-            [{"params": top.parameters(), "lr": LR_LAYERS}, {"params": head.parameters(), "lr": LR_HEADS}], weight_decay=0.01,
+            [{"params": tuner.top.parameters(), "lr": LR_LAYERS}, {"params": head.parameters(), "lr": LR_HEADS}],
+            weight_decay=0.01,
         )
-        top.train()
+        tuner.top.train()
         for _ in range(epochs):
             rng.shuffle(batches)
             for hidden, mask, ys in batches:
-                logits = head(pooled(hidden, mask))
+                logits = head(tuner.pooled(hidden, mask) * SCALE)
                 loss = sum(
                     torch.nn.functional.cross_entropy(logits[:, offsets[k]: offsets[k + 1]], y, weight=class_weights[k],
                                                       ignore_index=IGNORE)
@@ -121,11 +93,6 @@ def fine_tune(
                 opt.zero_grad()
                 loss.backward()  # type: ignore[union-attr]
                 opt.step()
-        top.eval()
-        state = model.state_dict()
-        overlay = {k: state[k].detach().numpy().astype(np.float16)
-                   for k in state if any(k.startswith(f"encoder.layer.{i}.") for i in tuned)}
+        tuner.top.eval()
         weights = np.vstack([head.weight.detach().numpy().T * SCALE, head.bias.detach().numpy()[None, :]]).astype(np.float32)
-        return Tuned(overlay=overlay, weights=weights)
-    finally:
-        torch.set_num_threads(threads)
+        return Tuned(overlay=tuner.overlay(), weights=weights)
