@@ -19,6 +19,7 @@ which sentence answers it, which is exactly the label) and on the measured outsi
 
 from __future__ import annotations
 
+import threading
 import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
@@ -32,13 +33,17 @@ from indexer.ondisk import Store
 from knowledge.qa.leads import answers_ask, is_hedge
 from knowledge.qa.sides import is_verdict
 
-__all__ = ["FEATURES", "LeadModel", "lead_model", "feature_rows", "generality"]
+__all__ = ["FEATURES", "LeadModel", "LeadEncoder", "lead_model", "feature_rows", "generality"]
 
 _FILE = Path(__file__).with_name("data") / "lead_model.toml"
 
 FEATURES = (
     "cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length", "heading", "tuned",
 )
+
+
+class _Encoder(Protocol):
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class _Chunk(Protocol):
@@ -142,3 +147,36 @@ def feature_rows(
             heading, float(c.vector @ lvec) if lvec is not None else c.cos,
         ])
     return np.asarray(rows, dtype=np.float64).reshape(len(cands), len(FEATURES))
+
+
+class LeadEncoder:
+    """The question's vector by the lead encoder (:mod:`knowledge.qa.lead_tuning`), opened on first
+    use: a question that is declined or answered from the FAQ never needs it.
+
+    With ``index_dir``, its ONNX export beside the index's query encoder (made by the index
+    build; by the first reader otherwise); without one (an engine whose queries run on
+    sentence-transformers), the same tuned model there, so both paths rank leads alike.
+    """
+
+    def __init__(self, index_dir: Path | None) -> None:
+        self.index_dir = index_dir
+        self._encoder: _Encoder | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> np.ndarray:
+        with self._lock:
+            if self._encoder is None:
+                self._encoder = self._open()
+            encoder = self._encoder
+        return np.asarray(encoder.encode([text])[0], dtype=np.float32)
+
+    def _open(self) -> "_Encoder":
+        from knowledge.qa.lead_tuning import LEAD_OVERLAY
+
+        if self.index_dir is not None:
+            from knowledge.index import lead_encoder
+
+            return lead_encoder(self.index_dir, fallback=True)
+        from indexer.embedder import Embedder
+
+        return Embedder(overlay=LEAD_OVERLAY)

@@ -18,7 +18,6 @@ asks (:mod:`knowledge.qa.asks`) is answered ask by ask, each step below defined 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,7 +28,7 @@ from indexer.embedder import Embedder
 from indexer.lifecycle import open_index
 from indexer.manifest import SourceEntry
 from indexer.ondisk import Store
-from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
+from indexer.query_encoder import OnnxQueryEncoder, PrecomputedQueries, QueryEncoder, open_query_encoder
 from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, should_decline
@@ -42,6 +41,7 @@ from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
+from knowledge.qa.lead_model import LeadEncoder
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
@@ -88,11 +88,12 @@ class QAEngine:
         self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS,
         index_dir: Path | None = None,
     ) -> None:
-        """``index_dir``: where the lead encoder's ONNX export is found (:meth:`lead_vector`)."""
+        """``index_dir``: where the lead encoder's ONNX export is found (:meth:`lead_vector`); without
+        one, the lead encoder runs on sentence-transformers, as ``embedder`` does then."""
         self.store = store
         self.index_dir = index_dir
-        self._lead: QueryEncoder | None = None
-        self._lead_lock = threading.Lock()
+        #: the question's vector by the lead encoder, opened on first use (:class:`LeadEncoder`)
+        self.lead_vector = LeadEncoder(index_dir)
         self.max_question_chars = max_question_chars
         self.embedder = embedder
         self.params = params or load_params()
@@ -131,7 +132,9 @@ class QAEngine:
         store = opened.store
         encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
-        return cls(store, encoder, params, max_question_chars=max_question_chars, index_dir=index_dir)
+        # the lead encoder follows the query encoder: ONNX beside it, or with it on sentence-transformers
+        onnx = opened.embedder is None and isinstance(encoder, OnnxQueryEncoder)
+        return cls(store, encoder, params, max_question_chars=max_question_chars, index_dir=index_dir if onnx else None)
 
     def clean(self, question: str) -> tuple[str, list[str]]:
         """The question after hygiene, and notices for the user (:func:`knowledge.qa.hygiene.clean_question`)."""
@@ -151,23 +154,6 @@ class QAEngine:
     def encode_query(self, text: str) -> np.ndarray:
         """The question's embedding (normalized float32, shape (dim,)): the one place it is computed."""
         return np.asarray(self.embedder.encode([text])[0], dtype=np.float32)
-
-    def lead_vector(self, text: str) -> np.ndarray:
-        """The question's vector by the lead encoder (:mod:`knowledge.qa.lead_tuning`), opened on first
-        use: a question that is declined or answered from the FAQ never needs it. Its ONNX export
-        is made by the index build; without one, the same tuned model on sentence-transformers."""
-        with self._lead_lock:
-            if self._lead is None:
-                if self.index_dir is not None:
-                    from knowledge.index import lead_encoder
-
-                    self._lead = lead_encoder(self.index_dir, fallback=True)
-                else:
-                    from knowledge.qa.lead_tuning import LEAD_OVERLAY
-
-                    self._lead = Embedder(overlay=LEAD_OVERLAY)
-            encoder = self._lead
-        return np.asarray(encoder.encode([text])[0], dtype=np.float32)
 
     def retrieve(
         self, question: str, *, mode: Mode = "hybrid", k: int | None = None, qvec: np.ndarray | None = None
