@@ -129,7 +129,7 @@ def prefetch_query_encoder(index_dir: Path) -> None:
     releases the GIL, so a cold ``hwbot ask`` that calls this first overlaps it with
     importing and loading the rest. Reads only ``CURRENT`` and the manifest's JSON (no
     validation: :func:`open_query_encoder` does that); any problem simply skips the
-    prefetch.
+    prefetch. The thread is not a daemon, so an early exit waits for it, never kills it.
     """
     try:
         name = (index_dir / "CURRENT").read_text(encoding="utf-8").strip()
@@ -137,13 +137,6 @@ def prefetch_query_encoder(index_dir: Path) -> None:
         path = str(record["path"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return
-    prefetch_session(path)
-
-
-def prefetch_session(path: str) -> None:
-    """Start building the session for the ONNX file at ``path`` in a background thread; the first
-    encoder opened on that file takes it (:func:`_session_for`). The thread is not a daemon, so
-    an early exit waits for it, never kills it."""
     with _sessions_lock:
         if any(key[0] == path for key in _sessions):
             return  # built already: the process shares it

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from indexer.query_encoder import EncoderUnavailable, OnnxQueryEncoder, prefetch_session
+from indexer.query_encoder import EncoderUnavailable, OnnxQueryEncoder
 
-__all__ = ["tuned_encoder_for_index_dir", "prefetch_tuned_encoder", "PREPARING"]
+__all__ = ["tuned_encoder_for_index_dir", "PREPARING"]
 
 #: The one line said before the (once per overlay) export.
 PREPARING = "Preparing a fine-tuned encoder (once per version; about 15 s)..."
@@ -74,17 +74,3 @@ def tuned_encoder_for_index_dir(
         except (HwbotError, OSError) as exc:
             raise EncoderUnavailable(f"with the fine-tuned layers could not be exported ({exc})") from None
     return OnnxQueryEncoder(model, dim=dim)
-
-
-def prefetch_tuned_encoder(index_dir: Path, overlay: Path) -> None:
-    """Start building the session of ``overlay``'s export in the background, when it is exported
-    already (a cold ask overlaps it with the rest of its start); any problem skips the prefetch."""
-    from indexer.onnx_export import tuned_slot
-
-    try:
-        cache, _ = _cache_and_dim(index_dir)
-        model = _cached(tuned_slot(cache, overlay)) if overlay.is_file() else None
-    except (EncoderUnavailable, OSError):
-        return
-    if model is not None:
-        prefetch_session(str(model))

@@ -52,17 +52,11 @@ def update_index(
     return report
 
 
-def prefetch_encoder(index_dir: Path, *, lead: bool = False) -> None:
-    """Start loading the index's ONNX query encoder in the background (cold-start overlap), and
-    with ``lead`` the lead encoder's too (an ask that composes an answer needs both)."""
+def prefetch_encoder(index_dir: Path) -> None:
+    """Start loading the index's ONNX query encoder in the background (cold-start overlap)."""
     from indexer.query_encoder import prefetch_query_encoder
 
     prefetch_query_encoder(index_dir)
-    if lead:
-        from indexer.tuned_encoder import prefetch_tuned_encoder
-        from knowledge.qa.lead_tuning import LEAD_OVERLAY
-
-        prefetch_tuned_encoder(index_dir, LEAD_OVERLAY)
 
 
 def clause_encoder(

@@ -31,8 +31,7 @@ def read_batch(path: Path, max_bytes: int = MAX_BATCH_BYTES) -> list[str]:
 def run_ask(settings: HwbotSettings, question: str | None, *, as_json: bool, batch: Path | None) -> None:
     from knowledge.index import prefetch_encoder
 
-    # the ONNX sessions (query and lead encoders) load in the background while the rest imports
-    prefetch_encoder(settings.index_dir, lead=True)
+    prefetch_encoder(settings.index_dir)  # the ONNX session loads in the background while the rest imports
     from knowledge.qa.hygiene import clean_question
 
     if batch is not None and question:
