@@ -162,7 +162,7 @@ def eval_(settings: HwbotSettings, as_json: bool, check: bool, calibrate: bool, 
 @cli.command(name="fit-leads")
 @click.pass_obj
 def fit_leads(settings: HwbotSettings) -> None:
-    """Train the lead encoder and refit the lead model (writes knowledge/qa/data/lead_encoder/ and lead_model.toml)."""
+    """Fit the lead map and refit the lead model (writes knowledge/qa/data/lead_map.npy and lead_model.toml)."""
     from bot.commands.eval import run_fit_leads
 
     run_fit_leads(settings)

@@ -1,9 +1,8 @@
 """Fine-tuning the shipped encoder's top layers (training time only: torch).
 
-Two learned parts of hwbot adapt the same small model: the extractor's heads
-(``knowledge.recommend.learned.tuning``) and the lead encoder of the answers
-(``knowledge.qa.lead_tuning``). Both keep the lower layers as shipped, so only the top ones
-are trained and written out (an ``.npz`` overlay of a few MB, laid back over the packaged
+The learned extractor (``knowledge.recommend.learned.tuning``) adapts the small model the
+index embeds with. It keeps the lower layers as shipped, so only the top ones are trained
+and written out (an ``.npz`` overlay of a few MB, laid back over the packaged
 model by :func:`indexer.embedder.apply_overlay`). The frozen layers run once per text; their
 outputs are the training inputs, which is what makes a fine-tune take a minute on two cores.
 Pooling and normalizing are the query encoder's own, so what is trained here is what the

@@ -1,11 +1,10 @@
-"""Fine-tuned encoders: the shipped model with fine-tuned top layers, on ONNX.
+"""The learned extractor's encoder: the shipped model with its fine-tuned top layers, on ONNX.
 
-The learned extractor and the answers' lead encoder fine-tune the top layers of the same
-model the index embeds with, and ship only those layers (``overlay``, owned by ``knowledge``).
-Each one's ONNX export lives beside the query encoder's, in the per-user model cache the
-index records, one slot per overlay content: the first reader after a new overlay exports it
-once (torch is there on the build path), every later one opens the file as cheaply as the
-query encoder.
+The extractor fine-tunes the top layers of the same model the index embeds with, and ships
+only those layers (``overlay``, owned by ``knowledge``). Its ONNX export lives beside the
+query encoder's, in the per-user model cache the index records, one slot per overlay
+content: the first reader after a new overlay exports it once (torch is there on the build
+path), every later one opens the file as cheaply as the query encoder.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from indexer.query_encoder import EncoderUnavailable, OnnxQueryEncoder
 __all__ = ["tuned_encoder_for_index_dir", "PREPARING"]
 
 #: The one line said before the (once per overlay) export.
-PREPARING = "Preparing a fine-tuned encoder (once per version; about 15 s)..."
+PREPARING = "Preparing the learned extractor's encoder (once per version; about 15 s)..."
 
 
 def _stderr_line(line: str) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from indexer.build import BuildReport
     from indexer.query_encoder import QueryEncoder
 
-__all__ = ["update_index", "prefetch_encoder", "clause_encoder", "lead_encoder", "EncoderUnavailable"]
+__all__ = ["update_index", "prefetch_encoder", "clause_encoder", "EncoderUnavailable"]
 
 
 def update_index(
@@ -43,12 +43,11 @@ def update_index(
         index_dir, sources, default_sources=SOURCES_DIR, rebuild=rebuild, only_if_stale=only_if_stale, progress=progress,
         encoder_cache=encoder_cache, query_texts=query_side_texts(),
     )
-    # the tuned encoders are exported on the build path too, so no later reader waits for them
-    for tuned in (clause_encoder, lead_encoder):
-        try:
-            tuned(index_dir)
-        except EncoderUnavailable:
-            pass  # its reader says why, once, when it is needed; the index itself is built
+    # the extractor's encoder is exported on the build path too, so no later reader waits for it
+    try:
+        clause_encoder(index_dir)
+    except EncoderUnavailable:
+        pass  # its reader says why, once, when a message needs it; the index itself is built
     return report
 
 
@@ -63,37 +62,18 @@ def clause_encoder(
     index_dir: Path, *, fallback: bool = False, export: bool = True, notify: "Callable[[str], Any] | None" = None,
 ) -> "QueryEncoder":
     """What the learned extractor embeds clauses with: the index's model with the extractor's
-    fine-tuned top layers (:func:`_tuned`)."""
-    from knowledge.recommend.learned.heads import HEADS_DIR, OVERLAY_FILE
-
-    return _tuned(index_dir, HEADS_DIR / OVERLAY_FILE, fallback=fallback, export=export, notify=notify)
-
-
-def lead_encoder(
-    index_dir: Path, *, fallback: bool = False, export: bool = True, notify: "Callable[[str], Any] | None" = None,
-) -> "QueryEncoder":
-    """What an answer's lead is ranked with besides the query vector: the index's model with the
-    lead encoder's fine-tuned top layers (:mod:`knowledge.qa.lead_tuning`, :func:`_tuned`)."""
-    from knowledge.qa.lead_tuning import LEAD_OVERLAY
-
-    return _tuned(index_dir, LEAD_OVERLAY, fallback=fallback, export=export, notify=notify)
-
-
-def _tuned(
-    index_dir: Path, overlay: Path, *, fallback: bool, export: bool, notify: "Callable[[str], Any] | None",
-) -> "QueryEncoder":
-    """The index's model with ``overlay``'s fine-tuned top layers, on ONNX (exported once per
-    version beside the index's query encoder, unless ``export`` is off; ``notify`` hears the one
-    line said before that export). Raises :class:`EncoderUnavailable`, unless ``fallback``: then the
+    fine-tuned top layers, on ONNX (exported once per version beside the index's query encoder,
+    unless ``export`` is off; ``notify`` hears the one line said before that export). Raises :class:`EncoderUnavailable`, unless ``fallback``: then the
     same tuned model on sentence-transformers, as the answer path falls back, so a process reads
     a team's words the same way whichever encoder it ended up with."""
     from indexer.tuned_encoder import tuned_encoder_for_index_dir
+    from knowledge.recommend.learned.heads import HEADS_DIR, OVERLAY_FILE
 
     try:
-        return tuned_encoder_for_index_dir(index_dir, overlay, export=export, notify=notify)
+        return tuned_encoder_for_index_dir(index_dir, HEADS_DIR / OVERLAY_FILE, export=export, notify=notify)
     except EncoderUnavailable:
         if not fallback:
             raise
         from indexer.embedder import Embedder
 
-        return Embedder(overlay=overlay)
+        return Embedder(overlay=HEADS_DIR / OVERLAY_FILE)

@@ -69,16 +69,15 @@ def sources_dir() -> Path:
 @pytest.fixture(scope="session")
 def built_index(tmp_path_factory, embedder, sources_dir, model_cache) -> Path:
     """A real index of the shipped sources, built once, with its ONNX query encoder, the
-    answering side's fixed texts and the fine-tuned encoders' exports (as ``hwbot index``
-    builds it). Treat as read-only."""
+    answering side's fixed texts and the extractor's fine-tuned encoder exported (as ``hwbot
+    index`` builds it: a test run alone must not pay, or see, that export). Treat as read-only."""
     from indexer.build import build_index
-    from knowledge.index import clause_encoder, lead_encoder
+    from knowledge.index import clause_encoder
     from knowledge.qa.fixed_texts import query_side_texts
 
     index_dir = tmp_path_factory.mktemp("index") / "index"
     build_index(sources_dir, index_dir, embedder, progress=False, encoder_cache=model_cache, query_texts=query_side_texts())
-    for tuned in (clause_encoder, lead_encoder):
-        tuned(index_dir, notify=lambda line: None)
+    clause_encoder(index_dir, notify=lambda line: None)
     return index_dir
 
 

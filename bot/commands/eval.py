@@ -154,25 +154,25 @@ def run_train_extractor(settings: HwbotSettings) -> None:
 
 
 def run_fit_leads(settings: HwbotSettings) -> None:
-    """Train the lead encoder and fit the lead model on its out-of-fold cosines; write both."""
+    """Fit the lead map and the lead model on its out-of-fold cosines; write both."""
+    import numpy as np
+
     from bot.engines import get_engine
-    from indexer.embedder import Embedder
-    from indexer.top_layers import write_overlay
     from knowledge.evaluation.fit_leads import to_toml
     from knowledge.evaluation.lead_training import fit_leads
+    from knowledge.qa.lead_map import LEAD_MAP, lead_map
     from knowledge.qa.lead_model import _FILE, lead_model
-    from knowledge.qa.lead_tuning import LEAD_OVERLAY
 
     engine = get_engine(settings)
     if not any(entry.lead for entry in engine.store.forms):
         raise HwbotError("the index holds no question forms to fit the lead model on (rebuild it with `hwbot index`)")
-    fit = fit_leads(engine, Embedder())
+    fit = fit_leads(engine)
     for line in fit.report:
         print(line)
-    LEAD_OVERLAY.parent.mkdir(parents=True, exist_ok=True)
-    write_overlay(LEAD_OVERLAY, fit.overlay)
+    np.save(LEAD_MAP, fit.map, allow_pickle=False)
     _FILE.write_text(to_toml(fit.model), encoding="utf-8")
     lead_model.cache_clear()
-    print(f"Wrote {LEAD_OVERLAY} and {_FILE}")
+    lead_map.cache_clear()
+    print(f"Wrote {LEAD_MAP} and {_FILE}")
     for name, weight in fit.model.weights.items():
         print(f"  {name:<8} {weight:+.3f}")

@@ -1,7 +1,7 @@
 """Fit the lead model (:mod:`knowledge.qa.lead_model`): labelled groups of candidates and the fit.
 
 ``hwbot fit-leads`` drives it (:mod:`knowledge.evaluation.lead_training`, which also trains
-the lead encoder whose cosine is one of the features).
+the lead map whose cosine is one of the features).
 
 Every question form of a sentence that may lead is asked as a question, through the same
 intent, ask type, retrieval and candidate scoring an answer uses, with that form's own row
@@ -52,8 +52,8 @@ def collect_groups(
     """The labelled groups, and how many forms were skipped (their sentence was not among the candidates).
 
     ``keep(i)`` picks the sentences (by index in the store's forms) whose forms are asked; all by default.
-    ``lead(row)``: the lead encoder's vector of the form in that row of the store's form vectors
-    (out of fold when fitting: a form the encoder learned from would vouch for itself)."""
+    ``lead(row)``: the lead map's direction of the form in that row of the store's form vectors
+    (out of fold when fitting: a form the map learned from would vouch for itself)."""
     store = engine.store
     groups: list[LeadGroup] = []
     skipped = 0
@@ -107,7 +107,7 @@ def question_groups(
 
 
 def fit_lead_model(
-    groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50, fitted_on: str = "", encoder_sha256: str = "",
+    groups: list[LeadGroup], *, l2: float = 0.01, steps: int = 50, fitted_on: str = "", map_sha256: str = "",
 ) -> LeadModel:
     """The conditional logit's weights on standardized features, by Newton's method (a dozen
     weights: the exact Hessian is cheap, and unlike plain gradient descent it converges on
@@ -152,7 +152,7 @@ def fit_lead_model(
             break
     return LeadModel(
         fitted_on=fitted_on or f"{len(groups)} question forms of knowledge/sources/forms (own form left out)",
-        lead_encoder_sha256=encoder_sha256,
+        lead_map_sha256=map_sha256,
         mean={f: round(float(v), 6) for f, v in zip(FEATURES, mean)},
         scale={f: round(float(v), 6) for f, v in zip(FEATURES, scale)},
         weights={f: round(float(v), 6) for f, v in zip(FEATURES, w)},
@@ -175,7 +175,7 @@ def to_toml(model: LeadModel) -> str:
         "# The lead model's weights: fitted by `hwbot fit-leads` (knowledge.evaluation.fit_leads).",
         "# Do not edit by hand; refit after changing the notes, their forms or the features.",
         f'fitted_on = "{model.fitted_on}"',
-        f'lead_encoder_sha256 = "{model.lead_encoder_sha256}"',
+        f'lead_map_sha256 = "{model.lead_map_sha256}"',
     ]
     for name in ("mean", "scale", "weights"):
         lines += ["", f"[{name}]"] + [f"{f} = {getattr(model, name)[f]}" for f in FEATURES]

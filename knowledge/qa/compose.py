@@ -329,27 +329,26 @@ def _open_comparison(question: str, cands: list[Candidate]) -> bool:
 def compose(
     question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None,
     *, ask: Ask | None = None, form_scores: dict[str, float] | None = None, can_lead: Callable[[str], bool] = lambda s: True,
-    used: frozenset[str] = frozenset(), lead: Callable[[str], np.ndarray] | None = None,
+    used: frozenset[str] = frozenset(),
 ) -> tuple[list[AnswerSentence], list[Citation]]:
     """Choose and order the answer sentences for ``ask`` and ``intent``; ([], []) when there is nothing to say.
 
     Without an intent the answer is shaped like an explanation (the why/how budget).
     Without an ask (the eval's single-signal modes) the intent alone shapes it.
     ``used`` holds the sentences an earlier part of the same question already quoted: no
-    sentence is said twice across parts. ``lead`` encodes the question with the lead encoder
-    (:mod:`knowledge.qa.lead_tuning`), called only when the lead model ranks.
+    sentence is said twice across parts.
     """
     intent = intent or _DEFAULT_INTENT
     cands = [c for c in _candidates(question, qvec, hits, store, params, form_scores) if c.text not in used]
     if not cands or intent.max_sentences <= 0:
         return [], []
     model = lead_model()
-    # fitted on the forms and on outside questions, a team's situation told in several sentences
-    # included: with the lead encoder's cosine it finds their lead too (held out per batch, 59 of
-    # 87 such questions against 34 by relevance alone)
-    if model is not None and ask is not None:
-        lvec = lead(question) if lead is not None else None
-        for c, score in zip(cands, model.score(feature_rows(cands, store, qvec, ask.type, ask.options, lvec))):
+    # a team's situation told in several sentences outweighs its ask in every feature, so there
+    # relevance ranks alone. (Ranking those too led 59 of 87 outside questions right, held out
+    # per batch, against 34 by relevance, but let one sentence, "the strongest case for a TPU",
+    # lead any situation that names JAX and Google Cloud, whatever it asked.)
+    if model is not None and ask is not None and len(re.findall(r"[.?!](?:\s|$)", question)) <= 1:
+        for c, score in zip(cands, model.score(feature_rows(cands, store, qvec, ask.type, ask.options))):
             c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
     two_sided = ask is None or (ask.type == "compare" and _open_comparison(question, cands))

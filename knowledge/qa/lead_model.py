@@ -6,20 +6,19 @@ a TPU is a balance ...") is close to every question about the choice. Rather tha
 phrase rule per failure, the lead is ranked by a conditional-logit model over signals the
 answerer already has: the sentence's cosine with the question, the rare words they share,
 its closest question form, its chunk's rank, its section heading's cosine, how generic it is (its mean cosine with every
-sentence of the notes), the lead encoder's cosine (a question side fine-tuned to land on
-the sentence that answers it, :mod:`knowledge.qa.lead_tuning`), whether it does what the ask type needs (``knowledge.qa.leads``),
+sentence of the notes), its cosine with the question turned by the lead map (learned so that a
+question lands on the sentence that answers it, :mod:`knowledge.qa.lead_map`), whether it does what the ask type needs (``knowledge.qa.leads``),
 whether it is a verdict, a hedge, or a section's first sentence.
 
 The weights are data (``data/lead_model.toml``), fitted by ``hwbot fit-leads``
 (:mod:`knowledge.evaluation.lead_training`) on the sentence forms of ``knowledge/sources/forms``
 (each form asked as a question, with its own form left out of the forms signal: a form says
 which sentence answers it, which is exactly the label) and on the measured outside questions
-(a sentence holding all their key terms answers them), with the lead encoder's cosines out of fold.
+(a sentence holding all their key terms answers them), with the lead map's cosines out of fold.
 """
 
 from __future__ import annotations
 
-import threading
 import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
@@ -30,20 +29,17 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from indexer.ondisk import Store
+from knowledge.qa.lead_map import lead_direction
 from knowledge.qa.leads import answers_ask, is_hedge
 from knowledge.qa.sides import is_verdict
 
-__all__ = ["FEATURES", "LeadModel", "LeadEncoder", "lead_model", "feature_rows", "generality"]
+__all__ = ["FEATURES", "LeadModel", "lead_model", "feature_rows", "generality"]
 
 _FILE = Path(__file__).with_name("data") / "lead_model.toml"
 
 FEATURES = (
     "cos", "overlap", "form", "rank", "generic", "answers", "verdict", "hedge", "first", "length", "heading", "tuned",
 )
-
-
-class _Encoder(Protocol):
-    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class _Chunk(Protocol):
@@ -78,8 +74,8 @@ class LeadModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     fitted_on: str
-    #: sha256 of the lead encoder's overlay the "tuned" weight was fitted with (knowledge.qa.lead_tuning)
-    lead_encoder_sha256: str = ""
+    #: sha256 of the lead map the "tuned" weight was fitted with (knowledge.qa.lead_map)
+    lead_map_sha256: str = ""
     mean: dict[str, float]
     scale: dict[str, float]
     weights: dict[str, float]
@@ -132,8 +128,9 @@ def feature_rows(
     cands: Sequence[_Scored], store: Store, qvec: np.ndarray, kind: str, options: tuple[str, ...] = (),
     lvec: np.ndarray | None = None,
 ) -> np.ndarray:
-    """One row of ``FEATURES`` per candidate (``qvec``: the question's embedding; ``lvec``: the lead
-    encoder's, :mod:`knowledge.qa.lead_tuning`; without it the plain cosine stands in)."""
+    """One row of ``FEATURES`` per candidate (``qvec``: the question's embedding; ``lvec``: its
+    direction under the lead map, :mod:`knowledge.qa.lead_map`, by default the shipped map's)."""
+    lvec = lead_direction(qvec) if lvec is None else lvec
     mean = generality(store)
     rows = []
     for c in cands:
@@ -144,39 +141,7 @@ def feature_rows(
             c.cos, c.overlap, max(0.0, c.form), 1.0 / (c.rank + 1), generic,
             float(answers_ask(kind, c.text, options)), float(is_verdict(c.text)), float(is_hedge(c.text)),
             float(c.position == 0), min(len(c.text.split()), 60) / 60.0,
-            heading, float(c.vector @ lvec) if lvec is not None else c.cos,
+            heading, float(c.vector @ lvec),
         ])
     return np.asarray(rows, dtype=np.float64).reshape(len(cands), len(FEATURES))
 
-
-class LeadEncoder:
-    """The question's vector by the lead encoder (:mod:`knowledge.qa.lead_tuning`), opened on first
-    use: a question that is declined or answered from the FAQ never needs it.
-
-    With ``index_dir``, its ONNX export beside the index's query encoder (made by the index
-    build; by the first reader otherwise); without one (an engine whose queries run on
-    sentence-transformers), the same tuned model there, so both paths rank leads alike.
-    """
-
-    def __init__(self, index_dir: Path | None) -> None:
-        self.index_dir = index_dir
-        self._encoder: _Encoder | None = None
-        self._lock = threading.Lock()
-
-    def __call__(self, text: str) -> np.ndarray:
-        with self._lock:
-            if self._encoder is None:
-                self._encoder = self._open()
-            encoder = self._encoder
-        return np.asarray(encoder.encode([text])[0], dtype=np.float32)
-
-    def _open(self) -> "_Encoder":
-        from knowledge.qa.lead_tuning import LEAD_OVERLAY
-
-        if self.index_dir is not None:
-            from knowledge.index import lead_encoder
-
-            return lead_encoder(self.index_dir, fallback=True)
-        from indexer.embedder import Embedder
-
-        return Embedder(overlay=LEAD_OVERLAY)

@@ -28,7 +28,7 @@ from indexer.embedder import Embedder
 from indexer.lifecycle import open_index
 from indexer.manifest import SourceEntry
 from indexer.ondisk import Store
-from indexer.query_encoder import OnnxQueryEncoder, PrecomputedQueries, QueryEncoder, open_query_encoder
+from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, should_decline
@@ -41,7 +41,6 @@ from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
-from knowledge.qa.lead_model import LeadEncoder
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
@@ -85,15 +84,9 @@ class QAEngine:
     """Cited extractive answers over one loaded index."""
 
     def __init__(
-        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS,
-        index_dir: Path | None = None,
+        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS
     ) -> None:
-        """``index_dir``: where the lead encoder's ONNX export is found (:meth:`lead_vector`); without
-        one, the lead encoder runs on sentence-transformers, as ``embedder`` does then."""
         self.store = store
-        self.index_dir = index_dir
-        #: the question's vector by the lead encoder, opened on first use (:class:`LeadEncoder`)
-        self.lead_vector = LeadEncoder(index_dir)
         self.max_question_chars = max_question_chars
         self.embedder = embedder
         self.params = params or load_params()
@@ -132,9 +125,7 @@ class QAEngine:
         store = opened.store
         encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
-        # the lead encoder follows the query encoder: ONNX beside it, or with it on sentence-transformers
-        onnx = opened.embedder is None and isinstance(encoder, OnnxQueryEncoder)
-        return cls(store, encoder, params, max_question_chars=max_question_chars, index_dir=index_dir if onnx else None)
+        return cls(store, encoder, params, max_question_chars=max_question_chars)
 
     def clean(self, question: str) -> tuple[str, list[str]]:
         """The question after hygiene, and notices for the user (:func:`knowledge.qa.hygiene.clean_question`)."""
@@ -359,7 +350,7 @@ class QAEngine:
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
-            can_lead=self.retriever.forms.can_lead, used=used, lead=self.lead_vector,
+            can_lead=self.retriever.forms.can_lead, used=used,
         )
         step("compose")
         if not sentences:

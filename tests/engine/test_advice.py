@@ -117,9 +117,8 @@ def test_a_factual_yes_no_question_from_a_team_is_answered_from_the_notes(qa) ->
             r"TensorFlow",
         "morning all! quick one - we already write everything in JAX; could we do our early experiments on TPUs?":
             r"prototype|JAX",
-        # the lock-in sentence, or the one that says whom it binds (a team that needs another cloud)
         "We already live entirely on Google Cloud. Does being tied to one provider still matter for us?":
-            r"locked in|Google Cloud|more than one cloud",
+            r"locked in|Google Cloud",
     }
     for question, lead in cases.items():
         advice = advise(qa, question)

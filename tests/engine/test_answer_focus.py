@@ -43,9 +43,7 @@ def test_a_glossary_neighbour_does_not_ride_along_with_a_definition(qa):
 def test_a_narrow_comparison_leads_with_the_sentence_that_settles_it(qa):
     answer = qa.ask("Which is more forgiving of a slow data pipeline, a GPU or a TPU?")
     assert not answer.declined and answer.intent == "comparison"
-    lead = answer.sentences[0].text
-    # the lead settles it: the GPU is the forgiving (tolerant) one, whichever note says so
-    assert ("forgiving" in lead or "tolerant" in lead) and "GPU" in lead.split(" is more ")[0], answer.answer
+    assert "forgiving" in answer.sentences[0].text and answer.sentences[0].role == "verdict"
     assert lint_answer(answer, qa.embedder, budget=6) == []
 
 

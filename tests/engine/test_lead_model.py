@@ -13,10 +13,9 @@ from knowledge.qa.lead_model import FEATURES, LeadModel, lead_model
 def test_the_shipped_lead_model_is_valid_and_weighs_what_answers_most():
     model = lead_model()
     assert model is not None and set(model.weights) == set(FEATURES)
-    # the lead encoder's cosine (trained on which sentence answers which question) outweighs
-    # every signal of mere topic; a matching question form still counts
+    # the lead map's cosine (learned from which sentence answers which question) outweighs
+    # every signal of mere topic
     assert max(model.weights, key=lambda f: model.weights[f]) == "tuned"
-    assert model.weights["form"] > 0
     with pytest.raises(ValueError, match="features"):
         LeadModel(fitted_on="x", mean={"cos": 0.0}, scale={"cos": 1.0}, weights={"cos": 1.0})
 
