@@ -6,7 +6,8 @@ other signal. The logit must not learn the map's weight from questions the map w
 (there it is nearly always right), so the fit is crossed: the labelled questions are split in
 :data:`FOLDS` folds (an outside question by its batch, a form spread over them), a map fitted
 without a fold turns that fold's questions, and the logit is fitted on those out-of-fold
-cosines, each from a map that saw nine tenths of the data, as the shipped one sees new writers. The map that ships is then fitted on everything.
+cosines, each from a map that saw nine tenths of the data, as the shipped one sees new
+writers. The map that ships is then fitted on everything.
 
 Labelled questions: every question form of a sentence that may lead (its sentence answers it),
 and every measured outside question (``data/measured/fq*.jsonl``, single asks, in the domain)
@@ -68,6 +69,8 @@ def _asked(engine: QAEngine, item: FreshQuestion) -> str | None:
 
 
 def lead_data(engine: QAEngine, batch_files: tuple[Path, ...] = MEASURED_QUESTIONS) -> LeadData:
+    """Every labelled question with the vector the answerer would have for it (a form's from the
+    index, an outside question's from the query encoder) and its fold."""
     store = engine.store
     vectors: dict[str, np.ndarray] = {}
     for chunk in store.chunks:
