@@ -144,7 +144,7 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
     mark("import hwbot CLI (click, pydantic-settings)")
     from knowledge.qa.service import QAEngine
 
-    mark("import knowledge + indexer (numpy, faiss, bm25s + scipy.sparse)")
+    mark("import knowledge + indexer (numpy, faiss, bm25s without scipy)")
     import onnxruntime  # noqa: F401
     import tokenizers  # noqa: F401
 

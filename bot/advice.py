@@ -23,14 +23,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
-from knowledge.recommend.profile import WorkloadProfile
-from knowledge.recommend.reading import NOT_ENGLISH, MessageReading, message_language, read_message
-from knowledge.recommend.recommendation import VERDICT_LABELS, Recommendation
+from knowledge.recommend.message_checks import NOT_ENGLISH, message_language
 
 if TYPE_CHECKING:
     import numpy as np
 
     from knowledge.qa.service import QAEngine
+    from knowledge.recommend.profile import WorkloadProfile
+    from knowledge.recommend.reading import MessageReading
+    from knowledge.recommend.recommendation import Recommendation
     from knowledge.recommend.textual import Extraction
 
 __all__ = ["Advice", "advise", "advise_answer", "not_english", "MAX_REASONS", "MAX_AGAINST", "MAX_OPEN_QUESTIONS"]
@@ -90,6 +91,18 @@ _CHOICE_ASKS = frozenset({"choice", ""})
 _VERDICT_LINE_ASKS = frozenset({"does_matter", "realistic", "watch", "yes_no", "which_one"})
 
 
+def _reading_can_matter(answer: Answer, question: str) -> bool:
+    """Whether any number of understood fields could send this answer to the engine or close it with
+    a verdict line (:func:`_describes_the_team`, the verdict line's ask and person): only then is the
+    message read, so "why would a TPU sit idle?" never opens the learned extractor (a second ONNX
+    session, about 0.2 s of a cold ask) to find nothing it could use."""
+    first_person = _FIRST_PERSON.search(question) is not None
+    to_engine = answer.ask in _CHOICE_ASKS | {"compare"} and (
+        answer.intent == "situational" and answer.ask in _CHOICE_ASKS
+        or answer.intent in ("comparison", "yes_no", "situational") and first_person)
+    return to_engine or answer.ask in _VERDICT_LINE_ASKS and first_person
+
+
 def _describes_the_team(answer: Answer, question: str, understood: int) -> bool:
     if answer.ask not in _CHOICE_ASKS | {"compare"}:
         return False  # a diagnosis, a "does X matter", a how-to: answered from the notes
@@ -107,6 +120,8 @@ def not_english(question: str) -> Advice:
 
 def _stated(field: str, question: str) -> bool:
     """Whether the question names one of the field's values: the user stated it, so it is not open."""
+    from knowledge.recommend.profile import WorkloadProfile
+
     values = WorkloadProfile.model_fields[field].annotation
     words = [str(v).replace("_", " ") for v in getattr(values, "__args__", ()) if isinstance(v, str) and v != "unknown"]
     low = question.lower()
@@ -131,6 +146,8 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     A verdict that rests on answers the question left open says how firm it is and which answers
     would settle it: under a notes' sentence calling the case a TPU's strongest, a bare "GPU now,
     TPU later" reads as a contradiction when it only reflects what was not said."""
+    from knowledge.recommend.recommendation import VERDICT_LABELS
+
     line = f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]}"
     open_fields = [f.replace("_", " ") for f in _open_fields(rec, reading, question)]
     settle = ""
@@ -150,10 +167,11 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), reading.profile(), rec)
 
 
-def needs_reading(answer: Answer) -> bool:
-    """Whether the team's situation matters to this answer (only then is the message read in full)."""
-    return not (answer.declined or answer.ask == "multi"
-                or answer.intent not in ("situational", "comparison", "yes_no", "why", "how"))
+def needs_reading(answer: Answer, question: str) -> bool:
+    """Whether the team's situation can matter to this answer (only then is the message read in full)."""
+    if answer.declined or answer.ask == "multi" or answer.intent not in ("situational", "comparison", "yes_no", "why", "how"):
+        return False
+    return _reading_can_matter(answer, question)
 
 
 def advise_answer(answer: Answer, question: str, reading: MessageReading | None = None,
@@ -167,9 +185,12 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     ``extract`` is the process's extraction step (:func:`bot.extractor.lazy_extractor`); when
     given, the question is re-read with it once the answer shows the situation matters.
     """
-    if not needs_reading(answer):
+    if not needs_reading(answer, question):
         return Advice(answer)
-    from knowledge.recommend.recommender import recommend  # the decision model loads only for a team's question
+    # the vocabulary, the profile models and the decision model load only for a team's question
+    from knowledge.recommend.reading import read_message
+    from knowledge.recommend.recommendation import VERDICT_LABELS
+    from knowledge.recommend.recommender import recommend
 
     if extract is not None:  # the learned extractor, opened only now that the team's words matter
         reading = read_message(question, extract=extract)

@@ -138,7 +138,7 @@ def converse(ask: Callable[[str], Answer], text: str, understood: Understood | N
             merged, changes = understood.merge(reading)
             return _correction(text, merged, changes, reading), merged
     answer = ask(text)
-    if not full and needs_reading(answer):
+    if not full and needs_reading(answer, text):
         reading = read_message(text, extract=extract)
     merged, _ = understood.merge(reading)
     advice = advise_answer(answer, text, merged.as_reading(reading))

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from bot.intake.questions import Questionnaire, load_questionnaire
 from knowledge.qa.answers import Answer
-from knowledge.recommend.recommendation import VERDICT_LABELS, Flip, Reason, Recommendation
+
+if TYPE_CHECKING:  # a question's answer renders without the intake or the recommendation models
+    from bot.intake.questions import Questionnaire
+    from knowledge.recommend.recommendation import Flip, Reason, Recommendation
 
 __all__ = ["numbered", "render_answer_text", "render_recommendation_text", "render_flips", "ReasonLine", "reason_lines"]
 
@@ -69,6 +72,8 @@ def reason_lines(rec: Recommendation, q: Questionnaire | None = None) -> tuple[l
     Text, the REPL and Slack all show the two lists apart, so a factor against the verdict
     is never read as one of its reasons.
     """
+    from bot.intake.questions import load_questionnaire
+
     q = q or load_questionnaire()
     out: dict[str, list[ReasonLine]] = {"for": [], "against": []}
     for reason in rec.reasons:
@@ -79,6 +84,8 @@ def reason_lines(rec: Recommendation, q: Questionnaire | None = None) -> tuple[l
 
 def render_flips(flips: list[Flip]) -> list[str]:
     """One line per field: ``custom kernels: some → GPU; critical → GPU``."""
+    from knowledge.recommend.recommendation import VERDICT_LABELS
+
     by_field: dict[str, list[str]] = {}
     for flip in flips:
         by_field.setdefault(flip.field, []).append(f"{flip.value} → {VERDICT_LABELS[flip.recommendation]}")
@@ -100,6 +107,8 @@ def _reason_block(title: str, rows: list[ReasonLine], limit: int) -> list[str]:
 
 def render_recommendation_text(rec: Recommendation, *, max_reasons: int = 6) -> str:
     """The whole recommendation as readable text (ends without a trailing newline)."""
+    from knowledge.recommend.recommendation import VERDICT_LABELS
+
     verdict = VERDICT_LABELS[rec.recommendation]
     lines = [
         f"Recommendation: {verdict} [{rec.recommendation}]",

@@ -17,7 +17,6 @@ import re
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from common.errors import SourceError
@@ -76,6 +75,8 @@ def _front_matter(path: Path, text: str, *, required: bool) -> tuple[FrontMatter
         if required:
             raise SourceError(f"{path.name}: missing front matter with an 'id' (start the file with '---')")
         return None, text
+    import yaml  # only a source with front matter is parsed (a fresh index checks hashes, not YAML)
+
     try:
         data = yaml.safe_load(match.group(1)) or {}
     except yaml.YAMLError as exc:

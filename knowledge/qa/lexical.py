@@ -13,13 +13,14 @@ from functools import lru_cache
 from pathlib import Path
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN_PLUS
 from pydantic import BaseModel, ConfigDict, field_validator
+
+from knowledge.qa.bm25 import bm25s
 
 __all__ = ["tokenize", "STOPWORDS"]
 
 #: Question words and fillers that carry no topic. "vs" stays: it marks a trade-off.
-STOPWORDS = frozenset(STOPWORDS_EN_PLUS) | {"would", "could", "should", "us", "we", "our", "i", "my", "one", "use", "using"}
+STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN_PLUS) | {"would", "could", "should", "us", "we", "our", "i", "my", "one", "use", "using"}
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9+\-/.]*[a-z0-9+]|[a-z0-9]")
 _ACRONYM_PLURAL = re.compile(r"\b(gpu|tpu|asic|cpu|kernel|op|pod)s\b")
 _URL = re.compile(r"https?://\S+|www\.\S+")

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-import bm25s
 import numpy as np
 
 from indexer.ondisk import Store, StoredChunk
+from knowledge.qa.bm25 import bm25s
 from knowledge.qa.form_match import FormMatcher
 from knowledge.qa.fusion import rrf
 from knowledge.qa.lexical import tokenize

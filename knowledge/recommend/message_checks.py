@@ -18,7 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from common.validation import Regex, load_rule_file
 
-__all__ = ["CHECKS_FILE", "MessageChecks", "load_checks", "language_of", "shape_of", "is_correction", "cloud_names"]
+__all__ = [
+    "CHECKS_FILE", "MessageChecks", "load_checks", "language_of", "message_language", "shape_of", "is_correction",
+    "cloud_names", "NOT_ENGLISH",
+]
+
+#: The reply to a message not in English (said in English: nothing guessed, the intake offered).
+NOT_ENGLISH = ("I read English only, so I have not guessed at this message. "
+               "Please write it in English, or answer the short intake instead.")
 
 CHECKS_FILE = Path(__file__).resolve().parent / "message_checks.toml"
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -143,3 +150,15 @@ def cloud_names(text: str, checks: MessageChecks | None = None) -> list[str]:
     for m in _rx((checks or load_checks()).clouds.names).finditer(text):
         seen.setdefault(re.sub(r"[\s-]+", " ", m.group(0).lower()), None)
     return list(seen)
+
+
+def message_language(text: str, checks: MessageChecks | None = None) -> Literal["en", "other"]:
+    """What :func:`knowledge.recommend.reading.read_message` records as the message's language,
+    without reading what it says about the team: a one-off question checks this first and is read
+    in full only when its answer needs the team's situation. It lives here, beside the checks, so
+    that check imports neither the vocabulary nor the profile models (a cold question's imports)."""
+    checks = checks or load_checks()
+    text = (text or "")[: checks.limits.max_chars]
+    if shape_of(text, checks) == "no_words":
+        return "en"  # not read at all, but not for its language
+    return "other" if language_of(text, checks) == "other" else "en"

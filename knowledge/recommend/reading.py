@@ -26,15 +26,20 @@ from collections.abc import Callable, Mapping
 from pydantic import BaseModel, Field
 
 from knowledge.recommend.implication import Implied, implied, text_hits
-from knowledge.recommend.message_checks import MessageChecks, cloud_names, language_of, load_checks, shape_of
+from knowledge.recommend.message_checks import (
+    NOT_ENGLISH,
+    MessageChecks,
+    cloud_names,
+    language_of,
+    load_checks,
+    shape_of,
+)
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 from knowledge.recommend.textual import Confirmation, Extraction, FieldEvidence, profile_from_text
 
 __all__ = [
-    "message_language", "MessageReading", "read_message", "NOT_ENGLISH", "NO_WORDS", "field_words"]
+    "MessageReading", "read_message", "NOT_ENGLISH", "NO_WORDS", "field_words"]
 
-NOT_ENGLISH = ("I read English only, so I have not guessed at this message. "
-               "Please write it in English, or answer the short intake instead.")
 NO_WORDS = ("That message has no words I can read (only numbers or symbols), so I understood nothing from it. "
             "Describe your team, model, cloud and scale in a sentence, or answer the short intake.")
 _SENTENCE = re.compile(r"[^.!?;\n]+")
@@ -107,17 +112,6 @@ def _ask(field: str, found: list[tuple[str, str]]) -> Confirmation:
         options.append("several clouds (multi-cloud)")
     question = f"You wrote {words}: which is right for {field.replace('_', ' ')}: {' or '.join(options)}?"
     return Confirmation(field=field, value=found[0][0], span=(0, 0), evidence=found[0][1], question=question)
-
-
-def message_language(text: str, checks: MessageChecks | None = None) -> str:
-    """What :func:`read_message` would record as the message's language, without reading what it
-    says about the team: a one-off question checks this first and is read in full only when its
-    answer needs the team's situation (the vocabulary is most of a cold question's reading)."""
-    checks = checks or load_checks()
-    text = (text or "")[: checks.limits.max_chars]
-    if shape_of(text, checks) == "no_words":
-        return MessageReading().language
-    return "other" if language_of(text, checks) == "other" else MessageReading().language
 
 
 def read_message(

@@ -224,3 +224,27 @@ def test_slack_worker_startup_never_imports_torch(tmp_path: Path, built_index: P
     assert proc.returncode == 0, proc.stderr[-800:]
     assert re.match(r"App \[file_gpu\d{3}:c\d{4}\] ", proc.stdout), proc.stdout
     assert heavy == []
+
+
+#: What a plain question's cold path must not load: scipy (bm25s offers it, its numpy backend
+#: scores), YAML (front matter is parsed only when a source is read), the recommendation models
+#: and the learned extractor (a second ONNX session) when nothing about a team can matter.
+COLD_EXTRAS = ("scipy", "yaml", "knowledge.recommend.profile", "knowledge.recommend.learned.combine")
+COLD_WRAPPER = WRAPPER.replace(repr(HEAVY), repr(HEAVY + COLD_EXTRAS))
+
+
+def test_a_plain_question_loads_neither_scipy_nor_the_recommendation_path(tmp_path: Path, built_index: Path) -> None:
+    proc, loaded = run_answering(["ask", "Why would a TPU sit idle while training?", "--json"], built_index, tmp_path,
+                                 script=COLD_WRAPPER)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert json.loads(proc.stdout)["citations"]
+    assert loaded == []
+
+
+def test_a_team_choice_still_reads_the_team_with_the_learned_extractor(tmp_path: Path, built_index: Path) -> None:
+    proc, loaded = run_answering(["ask", "we're a PyTorch team on AWS with 8 GPUs and the model changes every week: "
+                                  "GPU or TPU?", "--json"], built_index, tmp_path, script=COLD_WRAPPER)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    out = json.loads(proc.stdout)
+    assert out["recommendation"]["recommendation"] in ("gpu", "tpu", "gpu_then_tpu")
+    assert "knowledge.recommend.learned.combine" in loaded and "torch" not in loaded
