@@ -42,7 +42,7 @@ INTENT_TYPES = {
 
 def _compiled(patterns: list[str]) -> list[str]:
     for p in patterns:
-        re.compile(p)  # a bad pattern fails at load, naming itself
+        re.compile(p, re.I)  # a bad pattern fails at load, naming itself; re.I as they are used (re caches it)
     return patterns
 
 

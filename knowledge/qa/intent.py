@@ -50,7 +50,9 @@ class _Strict(BaseModel):
 
 def _compile_all(patterns: list[str]) -> list[str]:
     for p in patterns:
-        re.compile(p)  # a bad pattern fails at load, naming itself in the error
+        # a bad pattern fails at load, naming itself in the error; compiled with the flag the
+        # classifier uses, so re's cache hands it the same object (no second compile on a cold ask)
+        re.compile(p, re.I)
     return patterns
 
 

@@ -39,7 +39,7 @@ from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.domain_gate import in_domain
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
-from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier
+from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, intent_data
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
@@ -84,13 +84,14 @@ class QAEngine:
     """Cited extractive answers over one loaded index."""
 
     def __init__(
-        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS
+        self, store: Store, embedder: QueryEncoder, params: QAParams | None = None, *, max_question_chars: int = MAX_QUESTION_CHARS,
+        retriever: Retriever | None = None,
     ) -> None:
         self.store = store
         self.max_question_chars = max_question_chars
         self.embedder = embedder
         self.params = params or load_params()
-        self.retriever = Retriever(store, self.params.retrieval)
+        self.retriever = retriever or Retriever(store, self.params.retrieval)
         # The prototypes and FAQ forms were embedded by the index build; only texts it
         # lacks (an index older than the data) are encoded here.
         self.fixed_texts = PrefilledEncoder(embedder, store.query_texts, store.query_text_vectors)
@@ -123,9 +124,14 @@ class QAEngine:
             encoder_cache=encoder_cache, query_texts=query_side_texts(),
         )
         store = opened.store
+        params = params or load_params()
+        # BM25 and the rule tables need no encoder: built first, they overlap the prefetched
+        # ONNX session still loading in its thread (:func:`knowledge.index.prefetch_encoder`)
+        retriever = Retriever(store, params.retrieval)
+        intent_data()
         encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
-        return cls(store, encoder, params, max_question_chars=max_question_chars)
+        return cls(store, encoder, params, max_question_chars=max_question_chars, retriever=retriever)
 
     def clean(self, question: str) -> tuple[str, list[str]]:
         """The question after hygiene, and notices for the user (:func:`knowledge.qa.hygiene.clean_question`)."""
