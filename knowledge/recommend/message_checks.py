@@ -10,6 +10,7 @@ here loads a model, so the checks cost microseconds.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -144,10 +145,15 @@ def is_correction(text: str, checks: MessageChecks | None = None) -> bool:
     return _rx((checks or load_checks()).corrections.lead).search(text) is not None
 
 
-def cloud_names(text: str, checks: MessageChecks | None = None) -> list[str]:
-    """The distinct cloud names a message mentions, in order (to notice "every cloud")."""
+def cloud_names(text: str, checks: MessageChecks | None = None, *, unsaid: Sequence[tuple[int, int]] = ()) -> list[str]:
+    """The distinct cloud names a message mentions, in order (to notice "every cloud").
+
+    ``unsaid``: spans the extraction dropped as not the team's own ("not on GCP", "we used to be
+    on Azure"); a name there is not one of the clouds the team says it is on."""
     seen: dict[str, None] = {}
     for m in _rx((checks or load_checks()).clouds.names).finditer(text):
+        if any(start <= m.start() < end for start, end in unsaid):
+            continue
         seen.setdefault(re.sub(r"[\s-]+", " ", m.group(0).lower()), None)
     return list(seen)
 

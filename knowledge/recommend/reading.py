@@ -146,7 +146,7 @@ def read_message(
             out.confirmations.append(_ask(f, found))
             asked.add(f)
         out.notes.append(f"You stated {f.replace('_', ' ')} two ways, so I asked instead of picking one.")
-    names = cloud_names(text, checks)
+    names = cloud_names(text, checks, unsaid=[(start, end) for f, start, end in extraction.dropped if f == "cloud"])
     held = out.stated.get("cloud")
     if len(names) >= checks.limits.many_clouds and (held is None or held.value != "multi_cloud"):
         out.stated.pop("cloud", None)

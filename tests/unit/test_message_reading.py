@@ -90,6 +90,19 @@ def test_a_message_naming_every_cloud_asks_instead_of_picking() -> None:
     assert reading.stated["framework"].value == "pytorch"
 
 
+def test_clouds_the_message_rules_out_are_not_counted_as_named() -> None:
+    # an outside writer's message (fm14): "every cloud" must not count the two it says it is not on
+    reading = read_message("not on GCP. not on AWS. azure only. torch. training runs of 5000+ GPUs.")
+    assert reading.stated["cloud"].value == "other_single_cloud"
+    assert not [c for c in reading.confirmations if c.field == "cloud"]
+    # ... while three clouds the team is on are never read as one of them
+    named = read_message("we're on AWS, GCP and Azure, pytorch")
+    if "cloud" in named.stated:
+        assert named.stated["cloud"].value == "multi_cloud"
+    else:
+        assert [c for c in named.confirmations if c.field == "cloud"]
+
+
 @pytest.mark.parametrize("text,expected", [
     ("no, we're on Azure", True), ("Actually we use JAX", True), ("correction: 64 GPUs", True),
     ("we're on Azure", False), ("Is JAX faster?", False), ("nobody here writes CUDA", False),
