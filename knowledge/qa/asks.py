@@ -142,6 +142,20 @@ def focus_of(text: str) -> str:
     return " ".join(sentences[asked[-1] :])
 
 
+#: The part of a question sentence that asks: after its last comma or dash, when that part opens
+#: with a question word ("our loop keeps recompiling, how do I stop it?").
+_ASKING_PART = re.compile(
+    r"(?:,|\s[\u2014\u2013-]\s|\u2014)\s*((?:how|what|why|which|when|where|should|shall|is|are|can|could|do|does|would|will|must)\b[^,]*\?)\s*$",
+    re.I)
+
+
+def _asking_part(focus: str) -> str:
+    """The question's own words when a statement leads into them in the same sentence: a trouble
+    named before the comma ("keeps recompiling") is the topic, the clause after it is the ask."""
+    m = _ASKING_PART.search(focus)
+    return m.group(1) if m else focus
+
+
 def answer_type(text: str, intent: str) -> str:
     """The ask's answer type: a cue of ``[types]`` (in ``ASK_TYPES`` order) on the asking sentence,
     then on the whole text, else the intent's."""
@@ -152,7 +166,7 @@ def answer_type(text: str, intent: str) -> str:
     if options and {o.rstrip("s") for o in options} <= {"gpu", "tpu"}:
         # "TPU or GPU?" is a choice for the team when it speaks of the team, else an open comparison
         return "choice" if _TEAM.search(text) else "compare"
-    for where in dict.fromkeys((focus, text)):
+    for where in dict.fromkeys((_asking_part(focus), focus, text)):
         for name, patterns in _type_cues():
             if name == "yes_no" and options:
                 return "which_one"  # "is it the compiler or the input pipeline?" names its options
