@@ -48,6 +48,9 @@ def test_a_pasted_log_keeps_only_its_question():
     [
         ("does bf16 matter for us?", "yes_no", "does_matter"),
         ("how do we stop recompiling?", "how", "how_to_fix"),
+        # the trouble named before the comma is the topic; the clause after it asks
+        ("our jax training loop keeps recompiling, how do i stop it?", "how", "how_to_fix"),
+        ("why does it keep recompiling?", "why", "diagnose"),
         ("I get ConcretizationTypeError under jit. How I should change the code so it works?", "how", "how_to_fix"),
         ("is a stalled TPU billed?", "yes_no", "yes_no"),
         ("Is bfloat16 or float32 the native format on TPUs?", "yes_no", "which_one"),
