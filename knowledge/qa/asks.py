@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
-    "looks_like_log", "leans_on_context",
+    "looks_like_log", "leans_on_context", "cue_type", "INTENT_TYPES",
 ]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
@@ -156,11 +156,9 @@ def _asking_part(focus: str) -> str:
     return m.group(1) if m else focus
 
 
-def answer_type(text: str, intent: str) -> str:
-    """The ask's answer type: a cue of ``[types]`` (in ``ASK_TYPES`` order) on the asking sentence,
-    then on the whole text, else the intent's."""
-    if intent in ("figure", "code", "out_of_scope"):
-        return INTENT_TYPES[intent]
+def cue_type(text: str) -> str | None:
+    """The answer type the ask's own words give (a cue of ``[types]``, in ``ASK_TYPES`` order, on
+    its asking clause, then its asking sentence, then the whole text), or None when none does."""
     focus = focus_of(text)
     options = options_of(focus)
     if options and {o.rstrip("s") for o in options} <= {"gpu", "tpu"}:
@@ -172,6 +170,16 @@ def answer_type(text: str, intent: str) -> str:
                 return "which_one"  # "is it the compiler or the input pipeline?" names its options
             if any(p.search(where) for p in patterns):
                 return name
+    return None
+
+
+def answer_type(text: str, intent: str) -> str:
+    """The ask's answer type: its cue (:func:`cue_type`), else the intent's."""
+    if intent in ("figure", "code", "out_of_scope"):
+        return INTENT_TYPES[intent]
+    cued = cue_type(text)
+    if cued is not None:
+        return cued
     if intent == "comparison" and not (_GPU.search(text) and _TPU.search(text)) and not _OPEN.search(text):
         return "yes_no"  # "we use spot TPUs without checkpointing" is a check, not an open comparison
     return INTENT_TYPES.get(intent, "how")

@@ -86,6 +86,15 @@ def test_a_gpu_verdict_still_names_the_strongest_answer_against_it(qa) -> None: 
     assert against and f"The engine's reason against: {against[0].sentence}" in advice.answer.answer
 
 
+def test_a_how_asked_after_a_situation_is_not_the_engines_choice(qa) -> None:  # type: ignore[no-untyped-def]
+    # no ask cue: the whole question reads as situational, the asking sentence alone reads as a how
+    question = ("Our PyTorch/XLA job on a TPU v4 runs far slower than on our A100s. "
+                "Which settings should we look at first?")
+    advice = advise(qa, question)
+    assert advice.answer.ask != "choice" and advice.recommendation is None, advice.answer.answer
+    assert not advice.answer.answer.startswith("Recommendation:"), advice.answer.answer
+
+
 def test_a_diagnostic_question_about_our_setup_is_answered_from_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
     question = ("We train a stable transformer in JAX on Google Cloud TPUs and the chips sit idle half the time. "
                 "What's going on?")
