@@ -55,8 +55,10 @@ class SplitCues(_Strict):
     joiners: list[str]
     #: a later ask with one of these words leans on the ask before it (see knowledge.qa.joining)
     leans: str
+    #: the clause of a question sentence that asks, after a comma or dash (see :func:`cue_type`)
+    asking_part: str
 
-    @field_validator("leans")
+    @field_validator("leans", "asking_part")
     @classmethod
     def _compiles(cls, v: str) -> str:
         _compiled([v])
@@ -142,17 +144,10 @@ def focus_of(text: str) -> str:
     return " ".join(sentences[asked[-1] :])
 
 
-#: The part of a question sentence that asks: after its last comma or dash, when that part opens
-#: with a question word ("our loop keeps recompiling, how do I stop it?").
-_ASKING_PART = re.compile(
-    r"(?:,|\s[\u2014\u2013-]\s|\u2014)\s*((?:how|what|why|which|when|where|should|shall|is|are|can|could|do|does|would|will|must)\b[^,]*\?)\s*$",
-    re.I)
-
-
 def _asking_part(focus: str) -> str:
     """The question's own words when a statement leads into them in the same sentence: a trouble
     named before the comma ("keeps recompiling") is the topic, the clause after it is the ask."""
-    m = _ASKING_PART.search(focus)
+    m = re.search(ask_data().split.asking_part, focus, re.I)
     return m.group(1) if m else focus
 
 
