@@ -179,6 +179,16 @@ def fit_gate(settings: HwbotSettings, batches: tuple[Path, ...], lobo: bool) -> 
     run_fit_gate(settings, list(batches), lobo=lobo)
 
 
+@cli.command(name="fit-asks")
+@click.option("--lobo", is_flag=True, help="Leave each measured batch out in turn and score it before/after, instead of writing the model.")
+@click.pass_obj
+def fit_asks(settings: HwbotSettings, lobo: bool) -> None:
+    """Fit the ask-type model on the measured question batches (writes knowledge/qa/data/ask_model/)."""
+    from bot.commands.asks import run_fit_asks
+
+    run_fit_asks(settings, lobo=lobo)
+
+
 @cli.command(name="train-extractor")
 @click.pass_obj
 def train_extractor(settings: HwbotSettings) -> None:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from knowledge.evaluation.fresh import FreshQuestion, has_term
-from knowledge.qa.asks import answer_type, options_of, split_asks
+from knowledge.qa.ask_model import ask_type
+from knowledge.qa.asks import options_of, split_asks
 from knowledge.qa.compose import _candidates
 from knowledge.qa.lead_model import FEATURES, LeadModel, feature_rows
 from knowledge.qa.service import QAEngine
@@ -71,7 +72,7 @@ def collect_groups(
             if right is None or len(cands) < 2:
                 skipped += 1
                 continue
-            kind = answer_type(form, intent.name)
+            kind = ask_type(form, intent.name, qvec, engine.encode_query)
             rows = feature_rows(cands, store, qvec, kind, options_of(form), lead(row) if lead else None)
             groups.append(LeadGroup(si, rows, right, np.asarray([c.relevance for c in cands])))
     return groups, skipped
@@ -100,7 +101,7 @@ def question_groups(
         rights = tuple(i for i, c in enumerate(cands) if all(has_term(c.text, t) for t in item.terms))
         if not rights or len(rights) == len(cands):
             continue
-        rows = feature_rows(cands, store, qvec, answer_type(question, intent.name), options_of(question),
+        rows = feature_rows(cands, store, qvec, ask_type(question, intent.name, qvec, engine.encode_query), options_of(question),
                             lead(question) if lead else None)
         groups.append(LeadGroup(-1, rows, rights[0], np.asarray([c.relevance for c in cands]), rights, weight))
     return groups

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
-    "looks_like_log", "leans_on_context", "cue_type", "INTENT_TYPES",
+    "looks_like_log", "leans_on_context", "cue_type", "accelerator_options", "INTENT_TYPES",
 ]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
@@ -156,7 +156,7 @@ def cue_type(text: str) -> str | None:
     its asking clause, then its asking sentence, then the whole text), or None when none does."""
     focus = focus_of(text)
     options = options_of(focus)
-    if options and {o.rstrip("s") for o in options} <= {"gpu", "tpu"}:
+    if accelerator_options(text):
         # "TPU or GPU?" is a choice for the team when it speaks of the team, else an open comparison
         return "choice" if _TEAM.search(text) else "compare"
     for where in dict.fromkeys((_asking_part(focus), focus, text)):
@@ -166,6 +166,12 @@ def cue_type(text: str) -> str | None:
             if any(p.search(where) for p in patterns):
                 return name
     return None
+
+
+def accelerator_options(text: str) -> bool:
+    """Whether the asking sentence's options are the two accelerators ("TPU or GPU for serving?")."""
+    options = options_of(focus_of(text))
+    return bool(options) and {o.rstrip("s") for o in options} <= {"gpu", "tpu"}
 
 
 def answer_type(text: str, intent: str) -> str:

@@ -33,7 +33,8 @@ from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, should_decline
 from knowledge.qa.answers import Answer
-from knowledge.qa.asks import INTENT_TYPES, Ask, answer_type, asks_for_method, cue_type, focus_of, leans_on_context, split_asks
+from knowledge.qa.ask_model import ask_type
+from knowledge.qa.asks import Ask, asks_for_method, focus_of, leans_on_context, split_asks
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.domain_gate import in_domain
@@ -323,15 +324,8 @@ class QAEngine:
             if not self._admitted(text, qvec, mode):
                 return declined_answer(text, notices, reason="out_of_scope", intent="out_of_scope")
             intent = self.intents.classify(text, qvec, in_scope=True)
-        kind = answer_type(one.text, intent.name)
-        if kind == "choice" and focus != one.text and cue_type(one.text) is None:
-            # a team's situation pulls the whole question to the "situational" prototypes; whether it
-            # asks for the choice is the asking sentence's own meaning ("Concretely, what would need
-            # to happen to the model code?" after "Management wants us to try TPUs" asks how)
-            # (only a how or a why: the prototypes read a short "What should we expect?" as a definition)
-            own = self.intents.classify(focus, self.encode_query(focus))
-            if own.name in ("how", "why"):
-                kind = INTENT_TYPES[own.name]
+        # the answer type by meaning (knowledge.qa.ask_model): the asking sentence beside the whole ask
+        kind = ask_type(one.text, intent.name, qvec, self.encode_query)
         ask = replace(one, type=kind)
         if kind != "compare" and intent.max_sentences > MAX_PLAIN:
             intent = replace(intent, max_sentences=MAX_PLAIN)  # the lead and at most two supporting sentences

@@ -74,6 +74,11 @@ def test_the_installed_wheel_indexes_answers_and_recommends(installed: tuple[Pat
                  cwd=run_dir, env=env).stdout.split()
     assert all(Path(w).is_relative_to(site) for w in where), where  # the wheel's files, not the tree's
     assert sorted(p.name for p in Path(where[1]).glob("*.md")) == sorted(p.name for p in (REPO / "knowledge" / "sources").glob("*.md"))
+    # the learned models' weights ship too: without them answering falls back quietly, so ask for each
+    learned = ("from knowledge.qa.ask_model import ask_model; from knowledge.qa.domain_gate import gate_model; "
+               "from knowledge.qa.lead_model import lead_model; from knowledge.qa.lead_map import lead_map; "
+               "print(ask_model() is not None, gate_model() is not None, lead_model() is not None, lead_map() is not None)")
+    assert _run([str(python), "-P", "-c", learned], cwd=run_dir, env=env).stdout.split() == ["True"] * 4
 
     index = _run([*hwbot, "index"], cwd=run_dir, env=env).stdout
     assert re.search(r"\d+ sources, \d+ chunks", index), index

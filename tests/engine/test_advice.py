@@ -178,8 +178,9 @@ def test_a_verdict_line_that_rests_on_open_answers_says_how_firm_it_is(qa) -> No
 
 def test_a_verdict_most_open_answers_would_not_keep_is_not_called(qa) -> None:  # type: ignore[no-untyped-def]
     # the notes call this the strongest case for a TPU; the engine is torn only because answers are unsaid
+    # (asked whether moving "would be sensible", it is the team's choice, and the engine answers it whole)
     question = ("Our team trains a JAX transformer on Google Cloud; the architecture has been frozen for months "
-                "and runs take weeks over hundreds of accelerators. Would moving to TPU pod slices be sensible?")
+                "and runs take weeks over hundreds of accelerators. Is it realistic to expect TPU pod slices to pay off?")
     advice = advise(qa, question)
     closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
     assert len(closing) == 1 and advice.recommendation is not None, advice.answer.answer
