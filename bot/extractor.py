@@ -16,13 +16,13 @@ starts building in the background, as ``hwbot ask`` does.
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from common.settings import HwbotSettings
+from common.textio import stderr_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from knowledge.recommend.learned.combine import ClauseReader, Mode
@@ -40,9 +40,6 @@ _lock = threading.Lock()
 
 _log = logging.getLogger(__name__)
 
-def _stderr_line(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
 
 def prefetch_reader(settings: HwbotSettings) -> None:
     """Start loading the ONNX session in the background (it overlaps the imports that follow)."""
@@ -52,7 +49,7 @@ def prefetch_reader(settings: HwbotSettings) -> None:
 
 
 def clause_reader(
-    settings: HwbotSettings, *, notify: Callable[[str], Any] = _stderr_line, fallback: bool = False
+    settings: HwbotSettings, *, notify: Callable[[str], Any] = stderr_line, fallback: bool = False
 ) -> "ClauseReader | None":
     """The process's reader for ``settings.index_dir``; ``None`` (after one ``notify`` line) when unusable.
 
@@ -85,7 +82,7 @@ def _open(index_dir: Path, notify: Callable[[str], Any], fallback: bool = False)
 
 
 def extractor_for(
-    settings: HwbotSettings, mode: "Mode" = "combined", *, notify: "Callable[[str], Any]" = _stderr_line,
+    settings: HwbotSettings, mode: "Mode" = "combined", *, notify: "Callable[[str], Any]" = stderr_line,
     fallback: bool = False,
 ) -> "Callable[[str], Extraction]":
     """The extraction step for ``mode`` (``rules``, ``heads`` or ``combined``), reader opened once.

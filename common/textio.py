@@ -10,11 +10,12 @@ ends), and never more than the cap plus one byte is read, whatever the file clai
 from __future__ import annotations
 
 import stat
+import sys
 from pathlib import Path
 
 from common.errors import InputError
 
-__all__ = ["read_text_file", "read_capped_bytes", "decode_text"]
+__all__ = ["read_text_file", "read_capped_bytes", "decode_text", "stderr_line"]
 
 
 def read_capped_bytes(path: Path, *, expected: str, max_bytes: int, error: type[InputError] = InputError) -> bytes:
@@ -55,3 +56,10 @@ def read_text_file(path: Path, *, expected: str, max_bytes: int, error: type[Inp
     """
     raw = read_capped_bytes(path, expected=expected, max_bytes=max_bytes, error=error)
     return decode_text(path, raw, expected=expected, error=error)
+
+
+def stderr_line(line: str) -> None:
+    """Say one line to the person at the terminal (a notice, never the answer: that goes to
+    stdout, where a pipe or ``--json`` reader expects only the answer), flushed at once so it
+    shows before a slow step that follows it."""
+    print(line, file=sys.stderr, flush=True)

@@ -20,13 +20,13 @@ another process swapped in a new generation meanwhile.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from common.errors import IndexCorruptError
+from common.textio import stderr_line
 from indexer.embedder import Embedder
 from indexer.freshness import IndexStatus
 from indexer.ondisk import Store, load_store
@@ -36,10 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 __all__ = ["OpenedIndex", "open_index", "update_index", "heal_hint"]
-
-
-def _stderr_line(line: str) -> None:
-    print(line, file=sys.stderr)
 
 
 def heal_hint(index_dir: Path, sources_dir: Path) -> str:
@@ -92,7 +88,7 @@ def open_index(
     embedder: Embedder | None = None,
     auto_build: bool = True,
     progress: bool | None = None,
-    announce: Callable[[str], object] = _stderr_line,
+    announce: Callable[[str], object] = stderr_line,
     encoder_cache: Path | None = None,
     query_texts: Sequence[str] | None = None,
 ) -> OpenedIndex:

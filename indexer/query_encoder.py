@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from common.textio import stderr_line
 from indexer.embedder import MODEL_ID, PROBE_TEXT, Embedder
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -274,11 +274,7 @@ def encoder_for_index_dir(index_dir: Path) -> OnnxQueryEncoder:
         raise EncoderUnavailable(f"is not recorded in an index at {index_dir} (run 'hwbot index')") from None
 
 
-def _stderr_line(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
-def open_query_encoder(store: "Store", *, notify: Callable[[str], Any] = _stderr_line) -> QueryEncoder:
+def open_query_encoder(store: "Store", *, notify: Callable[[str], Any] = stderr_line) -> QueryEncoder:
     """The ONNX encoder for this index, or sentence-transformers with a one-line ``notify``.
 
     Raises ``ModelMismatchError`` when the fallback does not reproduce the index either.

@@ -10,21 +10,17 @@ path), every later one opens the file as cheaply as the query encoder.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from common.textio import stderr_line
 from indexer.query_encoder import EncoderUnavailable, OnnxQueryEncoder
 
 __all__ = ["tuned_encoder_for_index_dir", "PREPARING"]
 
 #: The one line said before the (once per overlay) export.
 PREPARING = "Preparing the learned extractor's encoder (once per version; about 15 s)..."
-
-
-def _stderr_line(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
 
 
 def _cache_and_dim(index_dir: Path) -> tuple[Path, int]:
@@ -64,7 +60,7 @@ def tuned_encoder_for_index_dir(
     if model is None:
         if not export:
             raise EncoderUnavailable("with the fine-tuned layers is not exported yet (run 'hwbot index')")
-        (notify or _stderr_line)(PREPARING)
+        (notify or stderr_line)(PREPARING)
         from common.errors import HwbotError
         from indexer.onnx_export import export_tuned_encoder
 
