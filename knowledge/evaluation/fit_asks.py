@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from knowledge.qa.ask_model import UNTRAINED_CUES, AskModel, AskModelManifest, ask_features, model_decides
 from knowledge.qa.asks import ASK_TYPES, accelerator_options, answer_type, cue_type, focus_of, split_asks
+from knowledge.qa.weights_dir import write_weights_dir
 
 __all__ = ["LABELS_FILE", "MEASURED", "LabelledAsk", "load_labelled_asks", "fit_ask_model", "write_ask_model", "STRUCTURAL_TYPES"]
 
@@ -129,6 +130,4 @@ def fit_ask_model(x: np.ndarray, labels: Sequence[str], fitted_on: list[str], *,
 
 
 def write_ask_model(model: AskModel, directory: Path) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    np.save(directory / "weights.npy", model.weights.astype(np.float32))
-    (directory / "manifest.json").write_text(model.manifest.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    write_weights_dir(directory, model.manifest, model.weights)

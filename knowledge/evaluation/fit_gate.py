@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from knowledge.qa.domain_gate import SCALARS, Gate, GateModel, gate_features
+from knowledge.qa.weights_dir import write_weights_dir
 
 if TYPE_CHECKING:  # pragma: no cover
     from knowledge.qa.service import QAEngine
@@ -161,8 +162,4 @@ def never_gate(dim: int = 384) -> Gate:
 
 def write_gate(gate: Gate, directory: Path) -> None:
     """Write ``weights.npy`` and ``manifest.json`` (with the fit date) into ``directory``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    np.save(directory / "weights.npy", gate.weights.astype(np.float32))
-    data = gate.manifest.model_dump()
-    text = json.dumps(data, indent=1)
-    (directory / "manifest.json").write_text(text + "\n", encoding="utf-8")
+    write_weights_dir(directory, gate.manifest, gate.weights)

@@ -28,7 +28,6 @@ had no "open comparison" label) stays wherever the cues or the intent give it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -37,6 +36,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from knowledge.qa.asks import ASK_TYPES, accelerator_options, answer_type, cue_type, focus_of
+from knowledge.qa.weights_dir import read_weights_dir
 
 __all__ = ["AskModelManifest", "AskModel", "DEFAULT_DIR", "ask_model", "install", "ask_type", "ask_features", "UNTRAINED_CUES", "OVERRULED_CUES", "model_decides"]
 
@@ -85,8 +85,7 @@ class AskModel:
 
     @classmethod
     def load(cls, directory: Path) -> "AskModel":
-        manifest = AskModelManifest.model_validate(json.loads((directory / "manifest.json").read_text(encoding="utf-8")))
-        return cls(manifest, np.load(directory / "weights.npy"))
+        return cls(*read_weights_dir(directory, AskModelManifest))
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """P(type) per raw feature row (:func:`ask_features`), columns in ``manifest.types`` order."""

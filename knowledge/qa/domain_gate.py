@@ -18,7 +18,6 @@ declined by the gate alone. The weights are data (``data/domain_gate/``: ``weigh
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from knowledge.qa.retrieval import Evidence
+from knowledge.qa.weights_dir import read_weights_dir
 
 __all__ = ["SCALARS", "GateModel", "gate_features", "gate_model", "out_of_domain", "in_domain", "DEFAULT_DIR"]
 
@@ -90,8 +90,7 @@ class Gate:
 
     @classmethod
     def load(cls, directory: Path) -> "Gate":
-        manifest = GateModel.model_validate(json.loads((directory / "manifest.json").read_text(encoding="utf-8")))
-        return cls(manifest, np.load(directory / "weights.npy"))
+        return cls(*read_weights_dir(directory, GateModel))
 
     def standardize(self, rows: np.ndarray) -> np.ndarray:
         """Raw feature rows (embedding, then raw scalars) with the scalars standardized."""
