@@ -161,6 +161,9 @@ class Extraction(BaseModel):
     #: a reader that can tell a plain statement from a past, planned or someone else's one
     #: (the learned modifier head) may settle it
     conflicts: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
+    #: (field, value, start, end) of every match behind a field the rules set: a field whose answer
+    #: is a union of its matches ("retrain nightly ... live scoring": workload both) is re-read per match
+    stated: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
 
     def answers(self) -> dict[str, str]:
         return {f: e.value for f, e in self.fields.items()}
@@ -335,6 +338,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
         if conflict:
             conflicted.add(name)
         elif best is not None:
+            out.stated.extend(mine)
             out.fields[name] = FieldEvidence(field=name, value=best[1], span=(best[2], best[3]),
                                              evidence=text[best[2]:best[3]], confidence=best[4])
     spans = [(h[2], h[3]) for h in found]
@@ -360,6 +364,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
                                                   question=_question(h[0], h[1], evidence)))
     for labelled, _, _ in keyed:  # a labelled line answers its field's question: it overrules the free reading
         out.confirmations = [c for c in out.confirmations if c.field != labelled.field]
+        out.stated = [h for h in out.stated if h[0] != labelled.field]
         conflicted.discard(labelled.field)
         if isinstance(labelled, FieldEvidence):
             out.fields[labelled.field] = labelled

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 from knowledge.recommend.learned.clauses import Clause, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR
+from knowledge.recommend.learned.unions import PLAIN_BELOW, read_unions
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 from knowledge.recommend.textual import (
     MAX_TEXT_CHARS,
@@ -150,10 +151,6 @@ def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> No
                     question=sounds_like(name, best.value), yes_no=True))
 
 
-#: The modifier head's own decision line: a clause whose "no modifier" class is below even odds
-#: reads as negated, hedged, planned, past, someone else's or a question rather than as a plain
-#: statement about the team now.
-PLAIN_BELOW = 0.5
 
 
 def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray") -> None:
@@ -191,7 +188,11 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
     clauses = split_clauses((text or "")[:MAX_TEXT_CHARS])
     if clauses:
         probs = _predict(clauses, reader)
+        p_mod = 1.0 - probs["modifier"][:, 0]
         if out.conflicts:
-            _settle(text, out, clauses, 1.0 - probs["modifier"][:, 0])
-        _fill(out, field_readings(text, clauses, reader, probs), reader)
+            _settle(text, out, clauses, p_mod)
+        readings = field_readings(text, clauses, reader, probs)
+        if mode == "combined":
+            read_unions(text, out, clauses, p_mod, readings, reader)
+        _fill(out, readings, reader)
     return out

@@ -1,0 +1,107 @@
+"""Fields whose answer is the union of what the message says, read by the rules and the heads together.
+
+A team that "retrains nightly" and runs "the live scoring" does both training and inference, but
+the two halves are usually said in different clauses and in different ways: the rules know the
+word "retrain", only the learned heads read "live for paying customers since 2022" as serving.
+Left to the plain combination (the heads fill only what the rules left open), such a message
+came out as training alone; and a side the rules matched inside a plan ("thinking about adding
+our own fine-tuning next year") made a serving-only team "both". On fm16, 4 of the 7 wrong
+values were this field.
+
+So for a union field the sides are collected from both readers, each side once per clause:
+
+* a side the rules matched counts unless the modifier head reads its clause as not plain
+  (planned, past, negated, someone else's, a question): the rules' cue lists are word lists, the
+  head reads the clause;
+* a side the heads read counts when its clause is plain, the rules dropped nothing there, and
+  the head is at least as sure as its own "ask to confirm" line (the rules have already said the
+  field is spoken of, so the head is extending a stated answer, not inventing one).
+
+The answer is the union's value when every side is plainly said, otherwise the one side said.
+A field set from a labelled line ("workload: training") is the user's explicit answer and is
+left alone (the rules keep no matches behind it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from knowledge.recommend.learned.clauses import Clause
+from knowledge.recommend.textual import Extraction, FieldEvidence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+    from knowledge.recommend.learned.combine import ClauseReader, _Reading
+
+__all__ = ["PLAIN_BELOW", "Union", "UNIONS", "read_unions"]
+
+
+@dataclass(frozen=True)
+class Union:
+    """A field whose ``whole`` value means every one of ``sides`` is true of the team."""
+
+    field: str
+    sides: tuple[str, ...]
+    whole: str
+
+    def sides_of(self, value: str) -> set[str]:
+        return set(self.sides) if value == self.whole else {value} & set(self.sides)
+
+
+#: The profile's union fields (the schema's own meaning: "both" is training and inference).
+UNIONS: tuple[Union, ...] = (Union("workload", ("training", "inference"), "both"),)
+
+#: The modifier head's own decision line: a clause whose "no modifier" class is below even odds
+#: reads as negated, hedged, planned, past, someone else's or a question rather than as a plain
+#: statement about the team now.
+PLAIN_BELOW = 0.5
+
+
+def _clause_at(clauses: list[Clause], at: int) -> int | None:
+    return next((i for i, c in enumerate(clauses) if c.start <= at < c.end), None)
+
+
+def _plain(clauses: list[Clause], p_mod: "np.ndarray", at: int) -> bool:
+    i = _clause_at(clauses, at)
+    return i is None or float(p_mod[i]) < PLAIN_BELOW
+
+
+def read_unions(
+    text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray",
+    readings: "list[_Reading]", reader: "ClauseReader",
+) -> None:
+    """Re-read each union field the rules set (see the module's docstring); ``out`` is updated in place."""
+    for union in UNIONS:
+        current = out.fields.get(union.field)
+        if current is None:
+            continue
+        lo, hi = current.span
+        members = [h for h in out.stated if h[0] == union.field and lo <= h[2] and h[3] <= hi]
+        if not members:
+            continue
+        said: dict[str, tuple[int, int]] = {}
+        for _, value, start, end, _ in members:
+            if _plain(clauses, p_mod, start):
+                for side in union.sides_of(value):
+                    said.setdefault(side, (start, end))
+        if not said:
+            continue  # every side the rules found reads as not plain: the heads may extend an answer, not replace it
+        medium = reader.heads.manifest.thresholds[union.field].medium
+        dropped = [(s, e) for f, s, e in out.dropped if f == union.field]
+        for r in readings:
+            if r.field != union.field or r.gated or r.p < medium:
+                continue
+            if any(r.clause.start <= s < r.clause.end for s, _ in dropped):
+                continue
+            for side in union.sides_of(r.value):
+                said.setdefault(side, (r.clause.start, r.clause.end))
+        value = union.whole if set(union.sides) <= set(said) else next(iter(said))
+        if value == current.value:
+            continue
+        spans = list(said.values())
+        start, end = min(s for s, _ in spans), max(e for _, e in spans)
+        out.fields[union.field] = FieldEvidence(
+            field=union.field, value=value, span=(start, end), evidence=text[start:end],
+            confidence=current.confidence)
