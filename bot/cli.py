@@ -190,12 +190,13 @@ def fit_asks(settings: HwbotSettings, lobo: bool) -> None:
 
 
 @cli.command(name="train-extractor")
+@click.option("--check", is_flag=True, help="Retrain in a scratch dir and compare with the committed files; write nothing.")
 @click.pass_obj
-def train_extractor(settings: HwbotSettings) -> None:
+def train_extractor(settings: HwbotSettings, check: bool) -> None:
     """Retrain the learned extractor's heads from the labelled clauses (writes knowledge/recommend/data/extractor/)."""
     from bot.commands.eval import run_train_extractor
 
-    run_train_extractor(settings)
+    run_train_extractor(settings, check=check)
 
 
 def _command_name(argv: list[str]) -> str:

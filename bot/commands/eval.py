@@ -140,12 +140,29 @@ def run_lobo(settings: HwbotSettings, paths: list[Path], *, as_json: bool) -> No
     print(json.dumps([r.model_dump() for r in rows], indent=2) if as_json else format_lobo(rows))
 
 
-def run_train_extractor(settings: HwbotSettings) -> None:
-    """Fine-tune the encoder's top layers and the heads on the train split, thresholds on validation; write them."""
+def run_train_extractor(settings: HwbotSettings, *, check: bool = False) -> None:
+    """Fine-tune the encoder's top layers and the heads on the train split, thresholds on validation; write them.
+
+    ``check``: retrain into a scratch directory and compare with the committed files instead of
+    replacing them (the full reproduction takes minutes, so it is this command, not a test)."""
+    import tempfile
+
     from indexer.embedder import Embedder
-    from knowledge.recommend.learned.heads import HEADS_DIR
+    from knowledge.recommend.learned.heads import HEADS_DIR, HeadsManifest
     from knowledge.recommend.learned.train import train_heads
 
+    if check:
+        with tempfile.TemporaryDirectory(prefix="hwbot-train-") as work:
+            train_heads(Embedder(), out_dir=Path(work))
+            fresh = HeadsManifest.model_validate_json((Path(work) / "manifest.json").read_bytes())
+        committed = HeadsManifest.model_validate_json((HEADS_DIR / "manifest.json").read_bytes())
+        keys = ("data_sha256", "overlay_sha256", "weights_sha256", "thresholds", "modifier_gate")
+        differ = [k for k in keys if getattr(fresh, k) != getattr(committed, k)]
+        if differ:
+            raise HwbotError(f"retraining does not reproduce the committed extractor ({', '.join(differ)} differ): "
+                             f"run `hwbot train-extractor` and commit {HEADS_DIR.name}/")
+        print(f"The committed extractor is what retraining makes (data sha256 {committed.data_sha256[:12]}…)")
+        return
     manifest = train_heads(Embedder())
     print(f"Wrote {HEADS_DIR}/tuned_layers.npz, heads.npy and manifest.json (data sha256 {manifest.data_sha256[:12]}…)")
     for name, limits in manifest.thresholds.items():
