@@ -8,7 +8,9 @@ how-to-fix ask with an action, a does-X-matter ask with a sentence about an effe
 
 The question's key object (Slurm, EKS, Colab, a region, a driver version, a percentage:
 ``[objects]``) must appear in the chosen evidence, or the answer declines: sharing the
-words GPU, CUDA or TPU is not an answer about Slurm.
+words GPU, CUDA or TPU is not an answer about Slurm. (The answerer waives this when the
+learned out-of-domain gate is confident the question is in the domain: the name is then
+part of the situation told, not what is asked.)
 """
 
 from __future__ import annotations

@@ -365,7 +365,8 @@ class QAEngine:
             return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)
         missing = [o for o in objects if not names_object(o, [s.text for s in sentences])
                    and not excuses_object(kind, sentences[0].text, text)]
-        if missing:
+        # unless the learned gate is sure the question is ours: the name is then part of the situation, not the ask
+        if missing and not (mode == "hybrid" and in_domain(qvec, evidence)):
             return declined_answer(text, notices, reason="off_object", intent=intent.name, nearest=nearest, subject=missing[0])
         if lacks_asked_kind(intent, sentences):
             return declined_answer(text, notices, reason=kind_reason(intent.name, "no_figure"), intent=intent.name)
