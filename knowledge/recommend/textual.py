@@ -161,7 +161,7 @@ class Extraction(BaseModel):
     #: a reader that can tell a plain statement from a past, planned or someone else's one
     #: (the learned modifier head) may settle it
     conflicts: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
-    #: (field, value, start, end) of every match behind a field the rules set: a field whose answer
+    #: (field, value, start, end, confidence) of every match behind a field the rules set: a field whose answer
     #: is a union of its matches ("retrain nightly ... live scoring": workload both) is re-read per match
     stated: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
 

@@ -151,8 +151,6 @@ def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> No
                     question=sounds_like(name, best.value), yes_no=True))
 
 
-
-
 def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray") -> None:
     """Answer a "Which is it" question of the rules when only one of its values is said plainly.
 
