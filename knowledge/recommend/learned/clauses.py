@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Clause", "split_clauses", "MAX_CLAUSES", "MAX_CLAUSE_CHARS"]
+__all__ = ["Clause", "clause_at", "split_clauses", "MAX_CLAUSES", "MAX_CLAUSE_CHARS"]
 
 #: More clauses than any real Slack message has; a pasted document is read up to here.
 MAX_CLAUSES = 48
@@ -77,3 +77,8 @@ def split_clauses(text: str) -> list[Clause]:
                 if len(out) >= MAX_CLAUSES:
                     return out
     return out
+
+
+def clause_at(clauses: list[Clause], at: int) -> int | None:
+    """The index of the clause holding character ``at`` of the message, or None (between clauses)."""
+    return next((i for i, c in enumerate(clauses) if c.start <= at < c.end), None)

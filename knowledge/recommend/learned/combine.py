@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from knowledge.recommend.learned.clauses import Clause, split_clauses
+from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR
 from knowledge.recommend.learned.unions import PLAIN_BELOW, read_unions
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
@@ -165,7 +165,7 @@ def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarra
             continue
         plainest: dict[str, tuple[float, tuple[str, str, int, int, float]]] = {}
         for hit in (c for c in out.conflicts if c[0] == name):
-            at = next((i for i, c in enumerate(clauses) if c.start <= hit[2] < c.end), None)
+            at = clause_at(clauses, hit[2])
             p = float(p_mod[at]) if at is not None else 0.0  # outside every clause: taken as plain
             if hit[1] not in plainest or p < plainest[hit[1]][0]:
                 plainest[hit[1]] = (p, hit)

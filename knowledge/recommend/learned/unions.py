@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from knowledge.recommend.learned.clauses import Clause
+from knowledge.recommend.learned.clauses import Clause, clause_at
 from knowledge.recommend.textual import Extraction, FieldEvidence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,12 +59,8 @@ UNIONS: tuple[Union, ...] = (Union("workload", ("training", "inference"), "both"
 PLAIN_BELOW = 0.5
 
 
-def _clause_at(clauses: list[Clause], at: int) -> int | None:
-    return next((i for i, c in enumerate(clauses) if c.start <= at < c.end), None)
-
-
 def _plain(clauses: list[Clause], p_mod: "np.ndarray", at: int) -> bool:
-    i = _clause_at(clauses, at)
+    i = clause_at(clauses, at)
     return i is None or float(p_mod[i]) < PLAIN_BELOW
 
 
