@@ -27,12 +27,16 @@ repl: $(STAMP)
 	$(BIN)/hwbot index --quiet-if-fresh
 	$(BIN)/hwbot repl
 
+# Test workers: one per core of the 2-core machines this runs on (WORKERS=0 runs in-process).
+WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile
+
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q --durations=15
+	$(PYTEST) --durations=15
 
 # Everything not marked slow (no processes, servers, wheels or whole-dev-set walks).
 test-fast: $(STAMP) lint
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,7 +1,8 @@
 """Session-wide fixtures: the real model (loaded once), a real built index, and a network guard.
 
 Tests never mock the embedder or FAISS. The index is built once per session into a
-temporary directory from the shipped sources; tests that mutate an index copy it first.
+temporary directory from the shipped sources (once per run under pytest-xdist: ``make test``
+runs two workers, one per core); tests that mutate an index copy it first.
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two workers on two cores: a worker whose torch or BLAS also spins two threads makes the
+    # pair oversubscribe the machine (the gate's refit took 4x as long). One thread each, and
+    # every process a test starts inherits it.
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -23,6 +30,17 @@ _GUARD_DIR = Path(__file__).resolve().parent / "harness" / "netguard"
 # Every subprocess a test starts (the real `hwbot`, servers) loads the same guard.
 os.environ["HWBOT_NETGUARD"] = "1"
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(_GUARD_DIR), os.environ.get("PYTHONPATH", "")) if p)
+
+
+def _run_shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """Under pytest-xdist, a directory every worker of this run shares (else ``None``).
+
+    Each worker has its own base temp directory inside one per-run directory; the model's
+    export and the session index are built once there, not once per worker.
+    """
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    return tmp_path_factory.getbasetemp().parent
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -44,7 +62,12 @@ def model_cache(tmp_path_factory) -> Path:
     Set in the environment, so every ``hwbot`` subprocess finds the same export and no
     test writes into the user's own cache.
     """
-    cache = tmp_path_factory.mktemp("model-cache")
+    shared = _run_shared_dir(tmp_path_factory)
+    if shared is None:
+        cache = tmp_path_factory.mktemp("model-cache")
+    else:
+        cache = shared / "model-cache"
+        cache.mkdir(exist_ok=True)
     os.environ["HWBOT_MODEL_CACHE_DIR"] = str(cache)
     return cache
 
@@ -75,9 +98,30 @@ def built_index(tmp_path_factory, embedder, sources_dir, model_cache) -> Path:
     from knowledge.index import clause_encoder
     from knowledge.qa.fixed_texts import query_side_texts
 
-    index_dir = tmp_path_factory.mktemp("index") / "index"
-    build_index(sources_dir, index_dir, embedder, progress=False, encoder_cache=model_cache, query_texts=query_side_texts())
-    clause_encoder(index_dir, notify=lambda line: None)
+    def build(index_dir: Path) -> None:
+        build_index(sources_dir, index_dir, embedder, progress=False, encoder_cache=model_cache, query_texts=query_side_texts())
+        clause_encoder(index_dir, notify=lambda line: None)
+
+    shared = _run_shared_dir(tmp_path_factory)
+    if shared is None:
+        index_dir = tmp_path_factory.mktemp("index") / "index"
+        build(index_dir)
+        return index_dir
+    # Under xdist the first worker builds it and the others wait for it: one build per run.
+    import torch
+    from filelock import FileLock
+
+    index_dir = shared / "index"
+    with FileLock(str(shared / "index.lock")):
+        if not (shared / "index.built").exists():
+            # the other workers wait on the lock meanwhile: the builder may use every core
+            before = torch.get_num_threads()
+            torch.set_num_threads(os.cpu_count() or 1)
+            try:
+                build(index_dir)
+            finally:
+                torch.set_num_threads(before)
+            (shared / "index.built").touch()
     return index_dir
 
 

@@ -68,10 +68,16 @@ def load_labelled(path: Path) -> list[tuple[str, bool]]:
 
 
 def feature_matrix(engine: "QAEngine", questions: Sequence[str]) -> np.ndarray:
-    """Raw gate rows for ``questions``, observed as the answerer observes them."""
+    """Raw gate rows for ``questions``, observed as the answerer observes them.
+
+    The questions are encoded in batches first (one at a time, encoding was 97% of a refit),
+    then each is observed with its vector, as :meth:`QAEngine.encode_ahead` does for ``eval``.
+    """
+    clean = [engine.clean(q)[0] for q in questions]
+    vectors = np.asarray(engine.embedder.encode(clean), dtype=np.float32) if clean else None
     rows = []
-    for q in questions:
-        obs = engine.observe(q)
+    for i, q in enumerate(questions):
+        obs = engine.observe(q, query_vector=None if vectors is None else vectors[i])
         if obs.evidence is None:  # nothing retrieved: the answerer declines anyway; a neutral row
             rows.append(np.zeros(obs.qvec.size + len(SCALARS)))
         else:

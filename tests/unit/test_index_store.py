@@ -162,9 +162,15 @@ def test_no_pickle_anywhere(built_index):
     assert len(rows) == manifest.n_chunks and all(isinstance(r, dict) and r["chunk_id"] for r in rows)
 
 
-def test_old_generations_are_pruned(index_copy, sources_dir, embedder):
-    for _ in range(2):  # the session build plus two more: three generations written
-        build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True, query_texts=FIXED)
+def test_old_generations_are_pruned(index_copy, sources_dir, embedder, tmp_path):
+    src = tmp_path / "sources"
+    shutil.copytree(sources_dir, src)
+    note = sorted(src.glob("*.md"))[0]
+    for n in range(2):  # the session build plus two more: three generations written
+        # a changed paragraph makes a new generation while re-embedding only that paragraph
+        note.write_text(note.read_text(encoding="utf-8") + f"\n\nA paragraph added for generation {n}.\n", encoding="utf-8")
+        report = build_index(src, index_copy, embedder, progress=False, query_texts=FIXED)
+        assert report.changed
     gens = sorted(p.name for p in index_copy.glob("gen-*"))
     assert len(gens) <= 2 and current_generation(index_copy).name in gens
     assert not list(index_copy.glob(".tmp-*"))
