@@ -17,9 +17,15 @@ from common.errors import ProfileError
 from common.textio import read_text_file
 from common.validation import one_line_errors
 
-__all__ = ["WorkloadProfile", "FIELD_VALUES", "UNKNOWN", "load_profile", "parse_profile"]
+__all__ = ["WorkloadProfile", "FIELD_VALUES", "UNKNOWN", "SAID_UNKNOWN", "load_profile", "parse_profile"]
 
 UNKNOWN = "unknown"
+#: Fields whose "we do not know" is an answer of its own, listed among the values in the contract
+#: (DESIGN.md: ``data_pipeline``: cannot_keep_up, unknown, keeps_up). "We never measured whether
+#: storage keeps up" answers the data-pipeline question; a message that says so has stated it, so
+#: the extractor may set it and the intake does not ask it again. The engine still scores it as
+#: unknown. Every other field's "unknown" is only the absence of an answer.
+SAID_UNKNOWN: frozenset[str] = frozenset({"data_pipeline"})
 #: The default cap of a profile file (the CLI passes ``HWBOT_MAX_PROFILE_BYTES``).
 MAX_PROFILE_BYTES = 64_000
 

@@ -17,7 +17,8 @@ import pytest
 from knowledge.recommend.learned.combine import ClauseReader, extract_message, sounds_like
 from knowledge.recommend.learned.data import CLAUSE_FILES, TRAINING_FILES, load_clauses, load_messages, part_of
 from knowledge.recommend.learned.heads import HEADS_DIR, OVERLAY_FILE, HeadsUnavailable, load_heads
-from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN
+from knowledge.recommend.textual import profile_from_text
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +183,7 @@ def test_the_ablation_variants_differ_as_designed(reader: ClauseReader) -> None:
 def test_every_answer_has_a_yes_no_phrase() -> None:
     for name, values in FIELD_VALUES.items():
         for value in values:
-            if value != UNKNOWN:
+            if value != UNKNOWN or name in SAID_UNKNOWN:
                 question = sounds_like(name, value)
                 assert question.startswith("It sounds like ") and question.endswith(": right?")
 
@@ -206,3 +207,20 @@ def test_the_fresh_messages_joined_as_tuning_data_stay_read_as_at_their_calibrat
     # the retraining with fm16 (seventh sitting): fm2-016 now reads "the model runs on every
     # transaction" as architecture rarely changing, which it does not say
     assert invented <= 14, invented
+
+
+def test_a_pipeline_nobody_has_measured_is_the_answer_unknown_and_only_that_field_has_one(reader: ClauseReader) -> None:
+    """"We do not know" is one of data_pipeline's answers (the intake offers it): the heads learn
+    it from labelled lines; a rule's "keeps up" inside such a clause yields to it."""
+    hedged = "no idea whether our disks can feed the GPUs fast enough, nobody ever profiled it"
+    assert extract_message(hedged, reader).answers().get("data_pipeline") == UNKNOWN
+    rule_words = "we run pytorch on 8 GPUs; no clue if storage keeps up, never checked"
+    assert profile_from_text(rule_words).answers().get("data_pipeline") == "keeps_up"  # the rules alone misread it
+    assert extract_message(rule_words, reader).answers().get("data_pipeline") == UNKNOWN
+    measured = extract_message("the loaders keep all eight GPUs busy, we profiled it", reader)
+    read = measured.answers().get("data_pipeline") or next(c.value for c in measured.confirmations if c.field == "data_pipeline")
+    assert read == "keeps_up"  # set or asked to confirm, but never "unknown"
+    assert "data_pipeline" not in extract_message("we train a ViT in PyTorch on 8 GPUs", reader).answers()
+    for head in reader.heads.manifest.heads:
+        if head.name != "modifier":
+            assert (UNKNOWN in head.classes) == (head.name in SAID_UNKNOWN), head.name

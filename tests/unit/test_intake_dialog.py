@@ -189,3 +189,12 @@ def test_broken_questions_file_is_refused(old: str, new: str, expected: str) -> 
     with pytest.raises(QuestionnaireError) as info:
         parse_questions(GOOD_TOML.replace(old, new, 1), origin="q.toml")
     assert expected in info.value.one_line() and "q.toml" in info.value.one_line()
+
+
+def test_a_said_not_measured_pipeline_is_not_asked_again_but_any_other_unknown_is() -> None:
+    """"We never profiled the loaders" answers the data-pipeline question (its options include
+    "we do not know"); an unknown cloud from the conversation is no answer and is still asked."""
+    turn = start(given={"data_pipeline": (UNKNOWN, "never profiled the loaders"), "cloud": (UNKNOWN, "somewhere")})
+    assert turn.state.given == {"data_pipeline": "never profiled the loaders"}
+    assert "data_pipeline" not in turn.state.remaining() and "cloud" in turn.state.remaining()
+    assert 'data_pipeline = ' in turn.text and "never profiled the loaders" in turn.text

@@ -11,7 +11,8 @@ Order of work, and why:
 3. **Modifiers as their own step**: a clause the modifier head reads as negated, hedged,
    planned, past, someone else's, or that asks a question, may not set a field: at most it asks.
 4. **Combination**: the heads only fill fields the rules left open (letting them overrule a
-   rule never helped on held-out data). Per field, with the thresholds chosen on the
+   rule never helped on held-out data), except where the rules cannot speak: a field's own
+   "we do not know" answer read in the clause a rule matched (:func:`_said_unknown`). Per field, with the thresholds chosen on the
    validation split: *high* sets the field (its clause is the evidence), *medium* asks a
    yes/no confirmation ("It sounds like you are on Google Cloud: right?"), *low* leaves it
    open. Two clauses confidently saying different values are a question, never a pick.
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR
 from knowledge.recommend.learned.unions import PLAIN_BELOW, read_unions
-from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
+from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN
 from knowledge.recommend.textual import (
     MAX_TEXT_CHARS,
     Confirmation,
@@ -56,7 +57,7 @@ SOUNDS_LIKE_FILE = DATA_DIR / "sounds_like.toml"
 def _phrases() -> dict[str, dict[str, str]]:
     table = tomllib.loads(SOUNDS_LIKE_FILE.read_text(encoding="utf-8"))
     for name, values in FIELD_VALUES.items():
-        missing = [v for v in values if v != UNKNOWN and not str(table.get(name, {}).get(v, "")).strip()]
+        missing = [v for v in values if (v != UNKNOWN or name in SAID_UNKNOWN) and not str(table.get(name, {}).get(v, "")).strip()]
         if missing:
             raise ValueError(f"{SOUNDS_LIKE_FILE.name}: no phrase for {name} = {', '.join(missing)}")
     return {f: {v: str(p) for v, p in vs.items()} for f, vs in table.items()}
@@ -178,6 +179,26 @@ def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarra
         out.confirmations = [c for c in out.confirmations if c.field != name]
 
 
+def _said_unknown(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
+    """A rule's value yields to "we do not know" read by the heads in the very clause it matched.
+
+    The rules have no words for a field's own "unknown" answer (:data:`SAID_UNKNOWN`), so "no
+    clue if disk I/O keeps up, haven't checked" gave the rules keeps_up from "keeps up". When the
+    heads read that clause as the unknown answer at their high threshold, the clause says the
+    team does not know, and that is what is set (its clause is the evidence).
+    """
+    for name in sorted(SAID_UNKNOWN):
+        held = out.fields.get(name)
+        if held is None or held.value == UNKNOWN:
+            continue
+        limit = reader.heads.manifest.thresholds[name].high
+        for r in readings:
+            if (r.field == name and r.value == UNKNOWN and r.p >= limit and not r.gated
+                    and r.clause.start <= held.span[0] < r.clause.end):
+                out.fields[name] = _evidence(r)
+                break
+
+
 def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combined") -> Extraction:
     """Understand a whole message; without a reader (no encoder or heads) this is the rules alone."""
     if mode == "rules" or reader is None:
@@ -191,6 +212,7 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
             _settle(text, out, clauses, p_mod)
         readings = field_readings(text, clauses, reader, probs)
         if mode == "combined":
+            _said_unknown(out, readings, reader)
             read_unions(text, out, clauses, p_mod, readings, reader)
         _fill(out, readings, reader)
     return out
