@@ -217,10 +217,14 @@ def test_a_pipeline_nobody_has_measured_is_the_answer_unknown_and_only_that_fiel
     rule_words = "we run pytorch on 8 GPUs; no clue if storage keeps up, never checked"
     assert profile_from_text(rule_words).answers().get("data_pipeline") == "keeps_up"  # the rules alone misread it
     assert extract_message(rule_words, reader).answers().get("data_pipeline") == UNKNOWN
-    measured = extract_message("the loaders keep all eight GPUs busy, we profiled it", reader)
-    read = measured.answers().get("data_pipeline") or next(c.value for c in measured.confirmations if c.field == "data_pipeline")
-    assert read == "keeps_up"  # set or asked to confirm, but never "unknown"
+    assert extract_message("our input pipeline keeps up with the GPUs", reader).answers()["data_pipeline"] == "keeps_up"
+    for known in ("our input pipeline keeps up with the GPUs", "the loaders keep all eight GPUs busy, we profiled it",
+                  "we are not sure about the cloud yet, but our loaders keep up"):
+        reading = extract_message(known, reader)
+        said = [reading.answers().get("data_pipeline"), *(c.value for c in reading.confirmations if c.field == "data_pipeline")]
+        assert UNKNOWN not in said, known
     assert "data_pipeline" not in extract_message("we train a ViT in PyTorch on 8 GPUs", reader).answers()
+    assert "data_pipeline" not in extract_message("does our storage keep up with the GPUs?", reader).answers()  # asked, not said
     for head in reader.heads.manifest.heads:
         if head.name != "modifier":
             assert (UNKNOWN in head.classes) == (head.name in SAID_UNKNOWN), head.name

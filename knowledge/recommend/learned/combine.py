@@ -51,6 +51,8 @@ __all__ = ["Mode", "MODES", "ClauseReader", "extract_message", "field_readings",
 Mode = Literal["rules", "heads", "combined"]
 MODES: tuple[Mode, ...] = ("rules", "heads", "combined")
 SOUNDS_LIKE_FILE = DATA_DIR / "sounds_like.toml"
+#: modifiers that are how a don't-know answer is said, not a reason to doubt it
+_UNKNOWN_FORMS = ("hedge", "negation")
 
 
 @lru_cache(maxsize=1)
@@ -102,17 +104,27 @@ def field_readings(
     probs = probs if probs is not None else _predict(clauses, reader)
     gate = reader.heads.manifest.modifier_gate
     p_mod = 1.0 - probs["modifier"][:, 0]
+    # "no idea whether storage keeps up" is hedged by its nature: for a field's own don't-know
+    # answer (SAID_UNKNOWN) hedge and negation are its form, and only plan, past, someone else's
+    # or a question gate it (with them, each retraining's modifier gate decided whether it was read)
+    kinds = reader.heads.by_name["modifier"].classes
+    form = [kinds.index(k) for k in _UNKNOWN_FORMS if k in kinds]
+    p_other = p_mod - probs["modifier"][:, form].sum(axis=1)
     out = []
     for i, clause in enumerate(clauses):
         # the tuned modifier head reads the clause in context; the rules' cue word lists are not
         # used here: a cue anywhere in a long clause gated readings it did not touch (fm8-fm11:
         # 5-13 more fields each, precision unchanged, without them)
-        gated = bool(p_mod[i] >= gate) or _is_question(text, clause)
+        asked = _is_question(text, clause)
+        gated = bool(p_mod[i] >= gate) or asked
         for name in FIELD_VALUES:
             head = reader.heads.by_name[name]
             row = probs[name][i]
             best = int(row[1:].argmax()) + 1
-            out.append(_Reading(name, head.classes[best], float(row[best]), clause, gated))
+            value = head.classes[best]
+            said_unknown = value == UNKNOWN and name in SAID_UNKNOWN
+            out.append(_Reading(name, value, float(row[best]), clause,
+                                bool(p_other[i] >= gate) or asked if said_unknown else gated))
     return out
 
 
