@@ -12,10 +12,11 @@ Order of work, and why:
    planned, past, someone else's, or that asks a question, may not set a field: at most it asks.
 4. **Combination**: the heads only fill fields the rules left open (letting them overrule a
    rule never helped on held-out data), except where the rules cannot speak: a field's own
-   "we do not know" answer read in the clause a rule matched (:func:`_said_unknown`). Per field, with the thresholds chosen on the
-   validation split: *high* sets the field (its clause is the evidence), *medium* asks a
-   yes/no confirmation ("It sounds like you are on Google Cloud: right?"), *low* leaves it
-   open. Two clauses confidently saying different values are a question, never a pick.
+   "we do not know" answer read in the clause a rule matched (:func:`_said_unknown`). Per
+   field, with the thresholds chosen on the validation split: *high* sets the field (its
+   clause is the evidence), *medium* asks a yes/no confirmation ("It sounds like you are on
+   Google Cloud: right?"), *low* leaves it open. Two clauses confidently saying different
+   values are a question, never a pick.
 
 ``mode`` gives the ablation's three variants: ``rules``, ``heads`` (no rules at all) and
 ``combined`` (the default).
@@ -124,7 +125,7 @@ def field_readings(
             value = head.classes[best]
             said_unknown = value == UNKNOWN and name in SAID_UNKNOWN
             out.append(_Reading(name, value, float(row[best]), clause,
-                                bool(p_other[i] >= gate) or asked if said_unknown else gated))
+                                (bool(p_other[i] >= gate) or asked) if said_unknown else gated))
     return out
 
 
