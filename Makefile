@@ -34,7 +34,7 @@ PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile
 test: $(STAMP) lint
 	$(PYTEST) --durations=15
 
-# Everything not marked slow (no processes, servers, wheels or whole-dev-set walks).
+# Everything not marked slow (no processes, servers, wheels, refits or whole-dev-set and profile-space walks).
 test-fast: $(STAMP) lint
 	$(PYTEST) -m "not slow"
 

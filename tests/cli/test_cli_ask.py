@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.harness.clirun import assert_one_line_error, run
 
 KEYS = ["question", "answer", "declined", "citations", "intent"]
@@ -74,6 +76,7 @@ def test_model_mismatch_is_one_line_with_rebuild_hint(hwbot_env, index_copy):
     assert_one_line_error(run(["ask", "What is a TPU?"], env), 3, "probe", "hwbot index --rebuild")
 
 
+@pytest.mark.slow  # a whole rebuild in a process
 def test_corrupt_index_is_rebuilt_by_itself(hwbot_env, index_copy):
     from indexer.manifest import current_generation
 

@@ -186,6 +186,7 @@ def test_faq_answers_without_torch(tmp_path: Path, built_index: Path) -> None:
     assert heavy == []
 
 
+@pytest.mark.slow  # the dev set in a process
 def test_eval_runs_without_torch(tmp_path: Path, built_index: Path) -> None:
     proc, heavy = run_answering(["eval", "--json"], built_index, tmp_path)
     assert proc.returncode == 0, proc.stderr[-500:]

@@ -70,6 +70,7 @@ def test_the_answer_follows_the_type(qa: QAEngine) -> None:
     assert "loss scaling" in advice.answer.sentences[0].text, advice.answer.answer
 
 
+@pytest.mark.slow  # every measured batch encoded
 def test_refitting_from_the_repository_reproduces_the_committed_model(qa: QAEngine) -> None:
     from knowledge.evaluation.fit_asks import feature_rows, fit_ask_model, load_labelled_asks
 

@@ -144,6 +144,7 @@ def test_shipped_thresholds_give_no_wrong_curated_answer_on_the_tuning_half(qa, 
     assert all(curated_right(item, match) for item, match in answered), [i.question for i, m in answered if not curated_right(i, m)]
 
 
+@pytest.mark.slow  # the whole dev set
 def test_curated_answers_on_the_dev_set_are_right(qa):
     for item in load_dev_set():
         text = item.question

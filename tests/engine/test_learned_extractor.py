@@ -53,6 +53,7 @@ def test_a_bad_clause_line_is_a_one_line_error(tmp_path: Path) -> None:
         load_clauses((bad,))
 
 
+@pytest.mark.slow  # two trainings on a slice
 def test_training_is_deterministic_and_writes_what_the_reader_loads(embedder, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The trainer's two promises, on a slice of the data: the same data makes byte-identical
     files, and they are files the reader accepts. Retraining on all of it takes minutes on two

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,6 +68,7 @@ def test_space_size_is_the_documented_one() -> None:
     assert SPACE == 6_144_000
 
 
+@pytest.mark.slow  # the whole profile space
 def test_no_worse_answer_ever_moves_the_verdict_toward_tpu_over_all_profiles() -> None:
     engine = shipped_engine()
     cap = engine.rules.decision.fit_high

@@ -63,6 +63,7 @@ def test_changed_source_reembeds_only_what_changed(index_copy, sources_dir, embe
             assert np.array_equal(after.chunk_vectors[c.row], old[c.chunk_id])
 
 
+@pytest.mark.slow  # a whole rebuild
 def test_full_rebuild_reembeds_everything(index_copy, sources_dir, embedder):
     report = build_index(sources_dir, index_copy, embedder, progress=False, rebuild=True, query_texts=FIXED)
     manifest = load_store(index_copy).manifest
