@@ -28,7 +28,7 @@ from bot.intake.questions import Question, Questionnaire, load_questionnaire
 from bot.intake.state import IntakeState
 from bot.intake.understand import read_answer
 from knowledge.recommend.decision import Engine
-from knowledge.recommend.profile import SAID_UNKNOWN, UNKNOWN
+from knowledge.recommend.profile import UNKNOWN, is_answer
 from knowledge.recommend.questioning import gate_fields, next_field, settled_verdict
 from knowledge.recommend.recommendation import VERDICT_LABELS
 from knowledge.recommend.recommender import shipped_engine
@@ -184,7 +184,7 @@ def start(
     on the first question that remains, after saying what was understood."""
     ctx = _context(q, engine)
     # "we never measured the input pipeline" answered that question; any other unknown is no answer
-    given = {f: g for f, g in (given or {}).items() if g[0] != UNKNOWN or f in SAID_UNKNOWN}
+    given = {f: g for f, g in (given or {}).items() if is_answer(f, g[0])}
     implied = {f: i for f, i in (implied or {}).items() if f not in given}
     if not given and not implied:
         return _proceed(ctx, IntakeState(), "", "start")

@@ -17,7 +17,7 @@ from common.errors import ProfileError
 from common.textio import read_text_file
 from common.validation import one_line_errors
 
-__all__ = ["WorkloadProfile", "FIELD_VALUES", "UNKNOWN", "SAID_UNKNOWN", "load_profile", "parse_profile"]
+__all__ = ["WorkloadProfile", "FIELD_VALUES", "UNKNOWN", "SAID_UNKNOWN", "is_answer", "load_profile", "parse_profile"]
 
 UNKNOWN = "unknown"
 #: Fields whose "we do not know" is an answer of its own, listed among the values in the contract
@@ -26,6 +26,11 @@ UNKNOWN = "unknown"
 #: the extractor may set it and the intake does not ask it again. The engine still scores it as
 #: unknown. Every other field's "unknown" is only the absence of an answer.
 SAID_UNKNOWN: frozenset[str] = frozenset({"data_pipeline"})
+
+
+def is_answer(field: str, value: str) -> bool:
+    """Whether saying ``value`` answers ``field``: any value but unknown, and unknown where it is said."""
+    return value != UNKNOWN or field in SAID_UNKNOWN
 #: The default cap of a profile file (the CLI passes ``HWBOT_MAX_PROFILE_BYTES``).
 MAX_PROFILE_BYTES = 64_000
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Literal
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR
 from knowledge.recommend.learned.unions import PLAIN_BELOW, read_unions
-from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN
+from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
 from knowledge.recommend.textual import (
     MAX_TEXT_CHARS,
     Confirmation,
@@ -60,7 +60,7 @@ _UNKNOWN_FORMS = ("hedge", "negation")
 def _phrases() -> dict[str, dict[str, str]]:
     table = tomllib.loads(SOUNDS_LIKE_FILE.read_text(encoding="utf-8"))
     for name, values in FIELD_VALUES.items():
-        missing = [v for v in values if (v != UNKNOWN or name in SAID_UNKNOWN) and not str(table.get(name, {}).get(v, "")).strip()]
+        missing = [v for v in values if is_answer(name, v) and not str(table.get(name, {}).get(v, "")).strip()]
         if missing:
             raise ValueError(f"{SOUNDS_LIKE_FILE.name}: no phrase for {name} = {', '.join(missing)}")
     return {f: {v: str(p) for v, p in vs.items()} for f, vs in table.items()}
@@ -192,7 +192,7 @@ def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarra
         out.confirmations = [c for c in out.confirmations if c.field != name]
 
 
-def _said_unknown(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
+def _said_unknown(out: Extraction, clauses: list[Clause], readings: list[_Reading], reader: ClauseReader) -> None:
     """A rule's value yields to "we do not know" read by the heads in the very clause it matched.
 
     The rules have no words for a field's own "unknown" answer (:data:`SAID_UNKNOWN`), so "no
@@ -202,12 +202,12 @@ def _said_unknown(out: Extraction, readings: list[_Reading], reader: ClauseReade
     """
     for name in sorted(SAID_UNKNOWN):
         held = out.fields.get(name)
-        if held is None or held.value == UNKNOWN:
+        at = None if held is None or held.value == UNKNOWN else clause_at(clauses, held.span[0])
+        if at is None:
             continue
         limit = reader.heads.manifest.thresholds[name].high
         for r in readings:
-            if (r.field == name and r.value == UNKNOWN and r.p >= limit and not r.gated
-                    and r.clause.start <= held.span[0] < r.clause.end):
+            if r.field == name and r.clause == clauses[at] and r.value == UNKNOWN and r.p >= limit and not r.gated:
                 out.fields[name] = _evidence(r)
                 break
 
@@ -225,7 +225,7 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
             _settle(text, out, clauses, p_mod)
         readings = field_readings(text, clauses, reader, probs)
         if mode == "combined":
-            _said_unknown(out, readings, reader)
+            _said_unknown(out, clauses, readings, reader)
             read_unions(text, out, clauses, p_mod, readings, reader)
         _fill(out, readings, reader)
     return out

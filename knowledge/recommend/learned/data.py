@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN
+from knowledge.recommend.profile import FIELD_VALUES, is_answer
 
 __all__ = [
     "CLAUSE_FILES", "DATA_DIR", "MESSAGE_FILES", "MODIFIERS", "TRAINING_FILES", "LabelledClause", "Part",
@@ -64,7 +64,7 @@ class LabelledClause(BaseModel):
     @model_validator(mode="after")
     def _labels_are_profile_answers(self) -> "LabelledClause":
         for name, value in self.labels.items():
-            if name not in FIELD_VALUES or value not in FIELD_VALUES[name] or (value == UNKNOWN and name not in SAID_UNKNOWN):
+            if name not in FIELD_VALUES or value not in FIELD_VALUES[name] or not is_answer(name, value):
                 raise ValueError(f"labels {name} = {value!r} is not a profile answer")
         unknown = [m for m in self.mentions if m not in FIELD_VALUES]
         if unknown:
@@ -103,7 +103,7 @@ def load_messages(paths: tuple[Path, ...] = MESSAGE_FILES) -> list[LabelledClaus
             try:
                 row = json.loads(line)
                 if row.get("field") is None and not row.get("confirm"):
-                    labels = {k: v for k, v in row.get("expect", {}).items() if v != UNKNOWN or k in SAID_UNKNOWN}
+                    labels = {k: v for k, v in row.get("expect", {}).items() if is_answer(k, v)}
                     out.append(LabelledClause(id=f"message:{path.stem}:{row['id']}", text=row["text"], labels=labels))
             except (ValueError, TypeError, KeyError) as exc:
                 raise ValueError(f"{path.name}:{n}: {' '.join(str(exc).splitlines()[:3])}") from None

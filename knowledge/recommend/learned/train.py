@@ -51,7 +51,7 @@ from knowledge.recommend.learned.heads import (
     write_heads,
 )
 from knowledge.recommend.learned.tuning import EPOCHS, IGNORE, TUNED_LAYERS, fine_tune
-from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN
+from knowledge.recommend.profile import FIELD_VALUES, is_answer
 from knowledge.recommend.textual import MAX_TEXT_CHARS, profile_from_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -109,7 +109,7 @@ def train_heads(
     offset = 0
     for name, values in FIELD_VALUES.items():
         # "not stated" first; a field's "unknown" is a class only where saying it answers the field
-        classes = (NONE, *(v for v in values if v != UNKNOWN or name in SAID_UNKNOWN))
+        classes = (NONE, *(v for v in values if is_answer(name, v)))
         heads.append(Head(name=name, classes=classes, offset=offset))
         targets.append(_targets(items, name, classes, train))
         offset += len(classes)
