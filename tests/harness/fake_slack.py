@@ -11,12 +11,9 @@ the app's acknowledgements.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import itertools
 import json
 import socket
-import struct
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +21,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs
+
+from tests.harness.websocket import accept_key, frame, read_frame
 
 BOT_USER_ID = "UHWBOT01"
 BOT_ID = "BHWBOT01"
@@ -225,7 +224,7 @@ class FakeSlackApi:
         """Send one Socket Mode envelope to the connected app (a server frame: unmasked text)."""
         with self._ws_lock:
             assert self._ws is not None, "no Socket Mode connection"
-            self._ws.sendall(_frame(0x1, json.dumps(envelope).encode()))
+            self._ws.sendall(frame(0x1, json.dumps(envelope).encode()))
 
     def wait_ack(self, envelope_id: str, timeout: float = 30.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -240,8 +239,7 @@ class FakeSlackApi:
                 self._cond.wait(left)
 
     def _websocket(self, req: BaseHTTPRequestHandler) -> None:
-        key = req.headers.get("Sec-WebSocket-Key") or ""
-        accept = base64.b64encode(hashlib.sha1((key + _WS_GUID).encode()).digest()).decode()
+        accept = accept_key(req.headers.get("Sec-WebSocket-Key") or "")
         req.send_response(101, "Switching Protocols")
         req.send_header("Upgrade", "websocket")
         req.send_header("Connection", "Upgrade")
@@ -254,18 +252,18 @@ class FakeSlackApi:
             self._calls.append(Call("socket.connect", {}, {}, 101, time.time()))
             with self._ws_lock:
                 self._ws = conn
-                conn.sendall(_frame(0x1, json.dumps({"type": "hello", "num_connections": 1}).encode()))
+                conn.sendall(frame(0x1, json.dumps({"type": "hello", "num_connections": 1}).encode()))
             self._cond.notify_all()
         try:
             while True:
-                opcode, payload = _read_frame(req.rfile)
+                opcode, payload = read_frame(req.rfile)
                 if opcode == 0x8:  # close
                     with self._ws_lock:
-                        conn.sendall(_frame(0x8, payload[:2]))
+                        conn.sendall(frame(0x8, payload[:2]))
                     return
                 if opcode == 0x9:  # ping -> pong
                     with self._ws_lock:
-                        conn.sendall(_frame(0xA, payload))
+                        conn.sendall(frame(0xA, payload))
                 elif opcode == 0x1:
                     with self._cond:
                         self.socket_acks.append(json.loads(payload.decode()))
@@ -393,40 +391,3 @@ class FakeSlackApi:
 
 def _truthy(value: Any) -> bool:
     return value in (True, 1, "1", "true", "True")
-
-
-_WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-
-
-def _frame(opcode: int, payload: bytes) -> bytes:
-    """One final, unmasked frame (server to client)."""
-    head = bytes([0x80 | opcode])
-    size = len(payload)
-    if size < 126:
-        head += bytes([size])
-    elif size < 1 << 16:
-        head += bytes([126]) + struct.pack("!H", size)
-    else:
-        head += bytes([127]) + struct.pack("!Q", size)
-    return head + payload
-
-
-def _read_exact(stream: Any, size: int) -> bytes:
-    data = stream.read(size)
-    if data is None or len(data) < size:
-        raise ConnectionError("socket closed")
-    return data
-
-
-def _read_frame(stream: Any) -> tuple[int, bytes]:
-    """One client frame (masked, as RFC 6455 requires); fragments are not used by slack_sdk."""
-    first, second = _read_exact(stream, 2)
-    opcode = first & 0x0F
-    size = second & 0x7F
-    if size == 126:
-        size = struct.unpack("!H", _read_exact(stream, 2))[0]
-    elif size == 127:
-        size = struct.unpack("!Q", _read_exact(stream, 8))[0]
-    mask = _read_exact(stream, 4) if second & 0x80 else b"\0\0\0\0"
-    data = _read_exact(stream, size) if size else b""
-    return opcode, bytes(b ^ mask[i % 4] for i, b in enumerate(data))
