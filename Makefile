@@ -8,9 +8,15 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup repl test test-fast lint index bench bench-smoke eval clean
+.PHONY: setup bytecode repl test test-fast lint index bench bench-smoke eval clean
 
-setup: $(STAMP)
+setup: $(STAMP) bytecode
+
+# The package's bytecode, written ahead as pip does for what it installs: with
+# PYTHONDONTWRITEBYTECODE set (as on these machines) every `hwbot` process would otherwise
+# compile ~100 modules from source on each start (~0.1 s). Incremental: ~0.1 s when unchanged.
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q bot knowledge indexer common bench tests >/dev/null
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,10 +26,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-index: $(STAMP)
+index: $(STAMP) bytecode
 	$(BIN)/hwbot index
 
-repl: $(STAMP)
+repl: $(STAMP) bytecode
 	$(BIN)/hwbot index --quiet-if-fresh
 	$(BIN)/hwbot repl
 
@@ -31,24 +37,24 @@ repl: $(STAMP)
 WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile
 
-test: $(STAMP) lint
+test: $(STAMP) bytecode lint
 	$(PYTEST) --durations=15
 
 # Everything not marked slow (no processes, servers, wheels, refits or whole-dev-set and profile-space walks).
-test-fast: $(STAMP) lint
+test-fast: $(STAMP) bytecode lint
 	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-eval: $(STAMP)
+eval: $(STAMP) bytecode
 	$(BIN)/hwbot eval
 
-bench: $(STAMP)
+bench: $(STAMP) bytecode
 	$(BIN)/python -m bench
 
-bench-smoke: $(STAMP)
+bench-smoke: $(STAMP) bytecode
 	$(BIN)/python -m bench --smoke
 
 clean:

@@ -1,6 +1,6 @@
 """``python -m bot`` is the same as the ``hwbot`` console script."""
 
-from bot.cli import main
+from bot.cli import run
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

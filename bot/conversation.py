@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from bot.advice import Advice, advise_answer, needs_reading, not_english
 from knowledge.qa.answers import Answer
@@ -45,9 +45,9 @@ class Understood(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     #: field -> [value, the words it came from]
-    stated: dict[str, tuple[str, str]] = Field(default_factory=dict)
+    stated: dict[str, tuple[str, str]] = {}
     #: implication rule id -> the words that fired it
-    hits: dict[str, str] = Field(default_factory=dict)
+    hits: dict[str, str] = {}
 
     @property
     def empty(self) -> bool:

@@ -33,7 +33,7 @@ class SentenceForms(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     text: str = Field(min_length=1)
-    forms: list[str] = Field(default_factory=list)
+    forms: list[str] = []
     #: False for a sentence that cannot open an answer (it leans on its predecessor).
     lead: bool = True
 
@@ -41,7 +41,7 @@ class SentenceForms(BaseModel):
 class FormsFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    sentence: list[SentenceForms] = Field(default_factory=list)
+    sentence: list[SentenceForms] = []
 
 
 class StoredSentenceForms(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from common.errors import IndexCorruptError
 from indexer.chunking import ChunkParams
@@ -75,9 +75,9 @@ class Manifest(BaseModel):
     n_sentences: int
     n_headings: int = 0
     #: file name -> size in bytes, checked before a file is read
-    files: dict[str, int] = Field(default_factory=dict)
+    files: dict[str, int] = {}
     #: file name -> sha256, checked while it is read (catches same-size tampering)
-    sha256: dict[str, str] = Field(default_factory=dict)
+    sha256: dict[str, str] = {}
     #: the directory the sources were read from (absolute): later commands judge
     #: staleness against it, so ``hwbot index --sources DIR`` is not undone by ``ask``
     sources_dir: str = ""

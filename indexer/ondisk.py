@@ -88,10 +88,10 @@ class Store(BaseModel):
     sentence_vectors: np.ndarray
     heading_vectors: np.ndarray
     index: faiss.Index
-    forms: list[StoredSentenceForms] = Field(default_factory=list)
+    forms: list[StoredSentenceForms] = []
     form_vectors: np.ndarray = Field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     #: the query side's fixed texts and their vectors (indexer.query_texts), row for row
-    query_texts: list[str] = Field(default_factory=list)
+    query_texts: list[str] = []
     query_text_vectors: np.ndarray = Field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
 
     def by_id(self) -> dict[str, StoredChunk]:

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError, field_validator
 
 from common.errors import SourceError
 from common.markdown import FRONT_MATTER, markdown_blocks
@@ -41,7 +41,7 @@ class Block(BaseModel):
 
 class Page(BaseModel):
     number: int
-    blocks: list[Block] = Field(default_factory=list)
+    blocks: list[Block] = []
 
 
 class FrontMatter(BaseModel):

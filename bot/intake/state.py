@@ -47,18 +47,18 @@ class IntakeState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     #: fields asked and answered (``unknown`` when skipped), in the order they were asked
-    asked: list[str] = Field(default_factory=list)
+    asked: list[str] = []
     #: the field whose question is on screen; None while offering, confirming nothing, or finished
     current: str | None = None
     #: every answer recorded; only those of ``asked`` and ``volunteered`` fields count (the
     #: others are kept after a ``back`` to show "current answer" when asked again)
-    answers: dict[str, str] = Field(default_factory=dict)
+    answers: dict[str, str] = {}
     #: field stated unasked in a free-text answer -> the field whose answer stated it
-    volunteered: dict[str, str] = Field(default_factory=dict)
+    volunteered: dict[str, str] = {}
     #: field -> the words it came from, understood from the conversation before the intake began
-    given: dict[str, str] = Field(default_factory=dict)
+    given: dict[str, str] = {}
     #: field -> why it is implied by what was said before the intake (never over a given answer)
-    implied: dict[str, str] = Field(default_factory=dict)
+    implied: dict[str, str] = {}
     #: the "answer the rest anyway?" offer is on screen
     offered: bool = False
     #: the person chose to answer the questions that cannot change the verdict too

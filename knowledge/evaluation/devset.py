@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 __all__ = ["EVAL_DIR", "DevItem", "Half", "load_dev_set", "split", "halves", "stratified_halves", "IN_CATEGORIES", "OUT_CATEGORIES"]
 
@@ -37,10 +37,10 @@ class DevItem(BaseModel):
         "fact", "why", "how", "comparison", "situational", "slack", "typo", "seed_faq",
         "out_of_scope", "near_figure", "code", "injection", "seed_noise", "multi_part", "does_matter",
     ]
-    relevant: list[str] = Field(default_factory=list)
-    terms: list[str] = Field(default_factory=list)
+    relevant: list[str] = []
+    terms: list[str] = []
     #: for a multi-part question, the key terms of each part (every part must be answered)
-    parts: list[list[str]] = Field(default_factory=list)
+    parts: list[list[str]] = []
 
 
 def load_dev_set(path: Path | None = None) -> list[DevItem]:

@@ -59,7 +59,7 @@ class Phrasing(BaseModel):
     id: str = Field(min_length=1)
     text: str
     field: str | None = None
-    expect: dict[str, str] = Field(default_factory=dict)
+    expect: dict[str, str] = {}
     confirm: tuple[str, ...] = ()
 
     @model_validator(mode="after")
@@ -142,7 +142,7 @@ class ExtractionHalf(BaseModel):
     confirmations: Rate
     silent_clean: Rate
     extra_questions: int
-    failures: list[str] = Field(default_factory=list)
+    failures: list[str] = []
 
     def lines(self) -> list[str]:
         return [f"[{self.half}] {self.texts} texts"] + aligned([

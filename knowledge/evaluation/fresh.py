@@ -56,8 +56,8 @@ class FreshQuestion(BaseModel):
     category: str = ""
     ask: str = ""
     style: str = Field(default="", alias="register")  # terse, typo, long_situation, ...
-    terms: list[str] = Field(default_factory=list)
-    parts: list[list[str]] = Field(default_factory=list)
+    terms: list[str] = []
+    parts: list[list[str]] = []
     object: str = ""
 
 
@@ -68,9 +68,9 @@ class FreshMessage(BaseModel):
 
     id: str = Field(min_length=1)
     text: str
-    expect: dict[str, str] = Field(default_factory=dict)
+    expect: dict[str, str] = {}
     style: str = Field(default="", alias="register")  # terse, typo, long_situation, ...
-    traps: list[str] = Field(default_factory=list)
+    traps: list[str] = []
 
 
 def load_fresh_batch(path: Path) -> list[FreshQuestion] | list[FreshMessage]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from knowledge.evaluation.devset import DevItem
 
@@ -74,7 +74,7 @@ class ItemResult(BaseModel):
     mode: str
     cited_relevant: bool
     has_term: bool
-    lint: list[str] = Field(default_factory=list)
+    lint: list[str] = []
     answer: str = ""
     first_sentence: bool = False
     parts_answered: int = 0
@@ -100,7 +100,7 @@ class HalfReport(BaseModel):
     false_refusal: Rate
     lint_violations: int
     answered_in: int
-    per_category: dict[str, Rate] = Field(default_factory=dict)
+    per_category: dict[str, Rate] = {}
     first_sentence: Rate = Rate(k=0, n=0)
     parts_answered: Rate = Rate(k=0, n=0)
     clean: Rate = Rate(k=0, n=0)

@@ -88,7 +88,7 @@ class AskData(_Strict):
     types: dict[str, list[str]]
     lead: dict[str, list[str]]
     hedges: Hedges
-    aliases: dict[str, list[str]] = Field(default_factory=dict)
+    aliases: dict[str, list[str]] = {}
     objects: Objects
     language: Language
 

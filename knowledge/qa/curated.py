@@ -51,7 +51,7 @@ class FaqForms(BaseModel):
     """Other question forms per FAQ heading."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    generic: list[str] = Field(default_factory=list)
+    generic: list[str] = []
     entry: list[_FormEntry]
 
     def by_question(self) -> dict[str, list[str]]:

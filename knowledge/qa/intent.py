@@ -59,7 +59,7 @@ def _compile_all(patterns: list[str]) -> list[str]:
 class IntentSpec(_Strict):
     name: IntentName
     max_sentences: int = Field(ge=0, le=8)
-    cues: list[str] = Field(default_factory=list)
+    cues: list[str] = []
     prototypes: list[str] = Field(min_length=1)
 
     _check = field_validator("cues")(classmethod(lambda cls, v: _compile_all(v)))

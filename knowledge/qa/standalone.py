@@ -25,7 +25,7 @@ class StandaloneRules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     openers: list[str] = Field(min_length=1)
-    meta_phrases: list[str] = Field(default_factory=list)
+    meta_phrases: list[str] = []
 
     def opener_pattern(self) -> re.Pattern[str]:
         words = sorted((re.escape(o) for o in self.openers), key=len, reverse=True)

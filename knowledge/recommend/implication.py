@@ -52,8 +52,8 @@ class ImplicationRule(BaseModel):
 
     id: str = Field(min_length=1)
     because: str = Field(min_length=1)
-    when: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-    evidence: dict[str, str] = Field(default_factory=dict)
+    when: dict[str, tuple[str, ...]] = {}
+    evidence: dict[str, str] = {}
     text: tuple[str, ...] = ()
     then: dict[str, str] = Field(min_length=1)
     subject: tuple[str, ...] = ()

@@ -34,7 +34,7 @@ class Reason(BaseModel):
 
     factor: str
     effect: str
-    citations: list[str] = Field(default_factory=list)
+    citations: list[str] = []
     direction: Literal["for", "against"] = "for"
     #: ``effect`` in words for people ("must be fixed before a TPU"); not part of the JSON contract,
     #: whose reasons keep exactly factor, effect, citations and direction
@@ -66,7 +66,7 @@ class BlockerItem(BaseModel):
     id: str
     text: str
     effort: str
-    citations: list[str] = Field(default_factory=list)
+    citations: list[str] = []
 
 
 class Flip(BaseModel):
@@ -79,21 +79,21 @@ class Recommendation(BaseModel):
     recommendation: RecommendationKind
     confidence: float
     scores: dict[str, float]
-    reasons: list[Reason] = Field(default_factory=list)
-    caveats: list[str] = Field(default_factory=list)
-    flips: list[Flip] = Field(default_factory=list)
+    reasons: list[Reason] = []
+    caveats: list[str] = []
+    flips: list[Flip] = []
     #: hard constraints that ruled an option out, e.g. {"tpu": ["TPU is only on Google Cloud ..."]}
-    blocked: dict[str, list[str]] = Field(default_factory=dict)
+    blocked: dict[str, list[str]] = {}
     fit: FitLevel = "low"
     #: ready | pending | fixable | far | gated (not in the contract; front ends may show it)
     readiness: str = "ready"
-    blockers: list[BlockerItem] = Field(default_factory=list)
+    blockers: list[BlockerItem] = []
     #: the ordered steps of a ``gpu_then_tpu`` verdict (empty otherwise)
-    todo: list[str] = Field(default_factory=list)
+    todo: list[str] = []
     #: "revisit if ..." for a GPU verdict whose fit is there but whose blockers are too far
-    revisit: list[str] = Field(default_factory=list)
+    revisit: list[str] = []
     #: unknown fields whose answer could change the verdict, most decisive first
-    next_questions: list[str] = Field(default_factory=list)
+    next_questions: list[str] = []
 
     def to_contract(self) -> dict:
         return {

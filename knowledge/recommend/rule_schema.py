@@ -62,7 +62,7 @@ def _one_line(v: str) -> str:
 class _Entry(_Cited):
     """An entry with a condition on the answers (all fields must match)."""
 
-    when: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    when: dict[str, tuple[str, ...]] = {}
 
     @field_validator("when")
     @classmethod
@@ -185,7 +185,7 @@ class Prior(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    weights: dict[str, float] = Field(default_factory=dict)
+    weights: dict[str, float] = {}
     rationale: str = Field(min_length=1)
     subject: tuple[str, ...] = ()
     citations: tuple[str, ...] = ()
@@ -200,10 +200,10 @@ class Prior(BaseModel):
 class _RuleFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    factor: list[dict[str, Any]] = Field(default_factory=list)
-    blocker: list[dict[str, Any]] = Field(default_factory=list)
-    far: list[dict[str, Any]] = Field(default_factory=list)
-    caveat: list[dict[str, Any]] = Field(default_factory=list)
+    factor: list[dict[str, Any]] = []
+    blocker: list[dict[str, Any]] = []
+    far: list[dict[str, Any]] = []
+    caveat: list[dict[str, Any]] = []
     decision: dict[str, Any] | None = None
     order: dict[str, list[str]] | None = None
     priors: dict[str, dict[str, Any]] | None = None
@@ -226,7 +226,7 @@ class RuleSet(BaseModel):
     #: field -> value -> prior weight (normalized, every real value present)
     priors: dict[str, dict[str, float]]
     #: field -> why its prior is what it is (``priors.toml``)
-    prior_rationale: dict[str, str] = Field(default_factory=dict)
+    prior_rationale: dict[str, str] = {}
     #: (fit level, readiness) -> verdict
     table: dict[tuple[str, str], str]
     default_reason: DefaultReason

@@ -152,8 +152,8 @@ class Confirmation(BaseModel):
 
 
 class Extraction(BaseModel):
-    fields: dict[str, FieldEvidence] = Field(default_factory=dict)
-    confirmations: list[Confirmation] = Field(default_factory=list)
+    fields: dict[str, FieldEvidence] = {}
+    confirmations: list[Confirmation] = []
     #: (field, start, end) of matches the context cues dropped ("not on GCP"): kept so that a
     #: later reader of the same words (the learned heads) does not set what the rules refused
     dropped: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)

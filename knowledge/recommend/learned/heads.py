@@ -88,7 +88,7 @@ class HeadsManifest(BaseModel):
     #: the modifier head's p(some modifier) at or above which a clause may not set a field
     modifier_gate: float = Field(gt=0, le=1.01)
     #: figures on the validation and test splits at training time (for people; never read back)
-    figures: dict[str, dict[str, float]] = Field(default_factory=dict)
+    figures: dict[str, dict[str, float]] = {}
 
 
 class Heads:
