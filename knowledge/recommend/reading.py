@@ -21,9 +21,9 @@ Slack), so the same message gets the same reading everywhere:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from knowledge.recommend.implication import Implied, implied, text_hits
 from knowledge.recommend.message_checks import (
@@ -54,13 +54,13 @@ class MessageReading(BaseModel):
     """What a message says about the team: stated, implied, to confirm, and notes on how it was read."""
 
     language: str = "en"
-    stated: dict[str, FieldEvidence] = Field(default_factory=dict)
-    implied: dict[str, Implied] = Field(default_factory=dict)
-    confirmations: list[Confirmation] = Field(default_factory=list)
+    stated: dict[str, FieldEvidence] = {}
+    implied: dict[str, Implied] = {}
+    confirmations: list[Confirmation] = []
     #: implication rule id -> the words that fired it (kept so a conversation can re-derive implications)
-    hits: dict[str, str] = Field(default_factory=dict)
+    hits: dict[str, str] = {}
     #: one-line explanations of what was done with the message (cut, not read, asked instead)
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = []
 
     @property
     def read(self) -> bool:
@@ -84,16 +84,26 @@ class MessageReading(BaseModel):
         }
 
 
-def _contradictions(text: str, stated: Mapping[str, FieldEvidence], checks: MessageChecks) -> dict[str, list[tuple[str, str]]]:
-    """Field -> [(value, words)] for the set fields that different sentences state differently."""
+def _contradictions(
+    text: str, stated: Mapping[str, FieldEvidence], checks: MessageChecks, unsaid: Sequence[tuple[str, int, int]] = (),
+) -> dict[str, list[tuple[str, str]]]:
+    """Field -> [(value, words)] for the set fields that different sentences state differently.
+
+    ``unsaid`` are the extraction's (field, start, end) mentions read as not about the team now
+    (past, planned, negated, someone else's): "we used TensorFlow before, now it is all PyTorch"
+    is no contradiction once the extractor read the first half as past, and a sentence read on
+    its own, without that reading, must not bring it back."""
     seen: dict[str, dict[str, str]] = {}
     for n, m in enumerate(_SENTENCE.finditer(text)):
         if n >= checks.limits.max_clauses:
             break
-        sentence = m.group(0).strip()
-        if len(sentence) < 3:
+        sentence = m.group(0)
+        if len(sentence.strip()) < 3:
             continue
         for f, e in profile_from_text(sentence).fields.items():
+            at = m.start() + e.span[0]
+            if any(g == f and start <= at < end for g, start, end in unsaid):
+                continue
             seen.setdefault(f, {}).setdefault(e.value, e.evidence)
     out = {}
     for f, values in seen.items():
@@ -140,7 +150,7 @@ def read_message(
     out.stated = dict(extraction.fields)
     out.confirmations = list(extraction.confirmations)
     asked = {c.field for c in out.confirmations}
-    for f, found in _contradictions(text, out.stated, checks).items():
+    for f, found in _contradictions(text, out.stated, checks, extraction.dropped).items():
         out.stated.pop(f, None)
         if f not in asked:
             out.confirmations.append(_ask(f, found))

@@ -187,6 +187,9 @@ def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarra
         if len(plain) != 1:
             continue
         p, (_, value, start, end, confidence) = plainest[plain[0]]
+        # the mentions that yielded were read as not about the team now: recorded like the rules'
+        # own drops, so no later step (the heads, the reading's contradiction check) revives them
+        out.dropped.extend((name, h[2], h[3]) for h in out.conflicts if h[0] == name and h[1] != value)
         out.fields[name] = FieldEvidence(field=name, value=value, span=(start, end), evidence=text[start:end],
                                          confidence=round(min(confidence, 1.0 - p), 3))
         out.confirmations = [c for c in out.confirmations if c.field != name]
@@ -212,6 +215,28 @@ def _said_unknown(out: Extraction, clauses: list[Clause], readings: list[_Readin
                 break
 
 
+def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
+    """Answer the rules' own question when the heads, reading plainly and surely, say one of its values.
+
+    The rules ask rather than set when a cue is weak ("512 GPUs" might be massive) or two values
+    are named ("pytorch ... jax for side research"). Two readers that work differently (word
+    lists and clause meaning) agreeing is the evidence a question was waiting for: the value
+    the heads read at their high threshold in a clause no modifier gates, when it is one the
+    rules offered and the heads read no other value as surely, is set, on the heads' clause.
+    """
+    for question in list(out.confirmations):
+        name = question.field
+        if name in out.fields:
+            continue
+        offered = {question.value} | {h[1] for h in out.conflicts if h[0] == name}
+        limit = reader.heads.manifest.thresholds[name].high
+        sure = [r for r in readings if r.field == name and r.p >= limit and not r.gated]
+        if not sure or len({r.value for r in sure}) > 1 or sure[0].value not in offered:
+            continue
+        out.fields[name] = _evidence(max(sure, key=lambda r: r.p))
+        out.confirmations = [c for c in out.confirmations if c.field != name]
+
+
 def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combined") -> Extraction:
     """Understand a whole message; without a reader (no encoder or heads) this is the rules alone."""
     if mode == "rules" or reader is None:
@@ -226,6 +251,7 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
         readings = field_readings(text, clauses, reader, probs)
         if mode == "combined":
             _said_unknown(out, clauses, readings, reader)
+            _corroborate(out, readings, reader)
             read_unions(text, out, clauses, p_mod, readings, reader)
         _fill(out, readings, reader)
     return out
