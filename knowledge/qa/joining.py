@@ -32,30 +32,37 @@ CONTEXT_REASONS = frozenset({"out_of_scope", "no_evidence", "no_answer"})
 ANSWER_ONE = Callable[[str, Ask, frozenset[str]], Answer]
 
 
-def answer_asks(asks: list[Ask], answer_one: ANSWER_ONE, may_carry: Callable[[Ask], bool]) -> list[Answer]:
+def answer_asks(
+    asks: list[Ask], answer_one: ANSWER_ONE, may_carry: Callable[[Ask], bool], context: str = "",
+) -> list[Answer]:
     """Each ask's answer in order; no sentence quoted twice, unless a later ask has no other answer.
 
-    A later ask that declines for one of :data:`CONTEXT_REASONS`, and ``may_carry``, is asked
-    again as the ask before it (as that was searched) plus itself, first still without the
-    sentences already quoted, then with them.
-    The retry is taken only when it answers; its lead must still answer the later ask's own
-    type, which ``answer_one`` checks as for any ask."""
+    An ask that declines for one of :data:`CONTEXT_REASONS` is asked again with what came
+    before it: a later ask (when ``may_carry``) with the ask before it as that one was
+    answered; the first ask with the question's ``context``, the statements before its
+    numbered or separate asks ("Looking at spot TPUs to cut costs. 1) what's the catch?
+    2) ..."), which frame every ask after them. First still without the sentences already
+    quoted, then with them. The retry is taken only when it answers; its lead must still
+    answer the ask's own type, which ``answer_one`` checks as for any ask."""
     parts: list[Answer] = []
     used: set[str] = set()
+    searched = ""  # what the ask before was answered with
     for i, one in enumerate(asks):
         part = answer_one(one.query, one, frozenset(used))
-        if part.declined and i > 0 and part.decline_reason in CONTEXT_REASONS and may_carry(one):
-            # the ask before, as it was searched (with its own context when it pointed back too)
-            carried = f"{asks[i - 1].query} {one.text}"
+        searched_now = one.query
+        before = searched if i > 0 else context
+        if part.declined and before and part.decline_reason in CONTEXT_REASONS and (i == 0 or may_carry(one)):
+            carried = f"{before} {one.text}"
             # an ask searched with this very context already: only the re-quote is left
             tries = [(carried, frozenset(used)), (carried, frozenset())][1 if carried == one.query else 0:]
             for query, exclude in tries:
                 retry = answer_one(query, one, exclude)
                 if not retry.declined:
-                    part = retry
+                    part, searched_now = retry, query
                     break
         used.update(s.text for s in part.sentences)
         parts.append(part)
+        searched = searched_now
     return parts
 
 

@@ -252,7 +252,8 @@ class QAEngine:
             return False
         if not obs.hits or obs.evidence is None:
             return True
-        return should_decline(obs.evidence, abstain or self.params.abstain, obs.mode) and not obs.lenient
+        weak = should_decline(obs.evidence, abstain or self.params.abstain, obs.mode) and not obs.lenient
+        return weak and not (obs.mode == "hybrid" and in_domain(obs.qvec, obs.evidence))
 
     def ask(
         self,
@@ -275,7 +276,7 @@ class QAEngine:
         refusal = refuse_input(text)
         if refusal is not None:
             return declined_answer(text, notices, reason=refusal)
-        asks, _context, dropped = split_asks(text)
+        asks, context, dropped = split_asks(text)
         if dropped:
             notices = notices + [f"The question holds {len(asks) + dropped} asks; only the first {len(asks)} are answered."]
         if len(asks) == 1:
@@ -296,7 +297,7 @@ class QAEngine:
             qvec = vectors[one.query]
             return leans_on_context(one.text) or not out_of_domain(qvec, self.retrieve(one.query, mode=mode, qvec=qvec)[1])
 
-        return join_asks(text, asks, answer_asks(asks, answer_one, may_carry), notices, mode)
+        return join_asks(text, asks, answer_asks(asks, answer_one, may_carry, context), notices, mode)
 
     def _admitted(self, text: str, qvec: np.ndarray, mode: Mode) -> bool:
         """The learned gate overrules an out-of-scope call by prototypes or by an off-topic clause
@@ -313,9 +314,11 @@ class QAEngine:
         intent = self.intents.classify(text, qvec)
         step("intent")
         focus = focus_of(one.text)
+        typed_on = text  # the words the intent was read from (read again in scope below)
         if focus != one.text and intent.name in ("figure", "code"):
             # a number in the situation ("slower than on a V100") is not a request for a figure:
             # only the asking sentence's own words make the ask a figure or code request
+            typed_on = focus
             intent = self.intents.classify(focus, qvec)
         if intent.name in ("figure", "code") and asks_for_method(one.text):
             # "how can we stop paying the hourly price?" asks for a method, not a figure
@@ -323,7 +326,7 @@ class QAEngine:
         if intent.name == "out_of_scope" or asks_elsewhere(self.intents, self.encode_query, focus, one.text):
             if not self._admitted(text, qvec, mode):
                 return declined_answer(text, notices, reason="out_of_scope", intent="out_of_scope")
-            intent = self.intents.classify(text, qvec, in_scope=True)
+            intent = self.intents.classify(typed_on, qvec, in_scope=True)
         # the answer type by meaning (knowledge.qa.ask_model): the asking sentence beside the whole ask
         kind = ask_type(one.text, intent.name, qvec, self.encode_query)
         ask = replace(one, type=kind)
@@ -352,7 +355,11 @@ class QAEngine:
         # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
         # by its details the same way; in our domain and with the question's words found, it is answered.
         lenient = lenient or (kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25)
-        if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient):
+        # weak evidence declines, unless the learned gate is sure the question is ours: a typo'd or
+        # jargon-heavy question ("print statments in my jitted fucntion show Traced<ShapedArray> junk")
+        # scores low on every similarity while the notes answer it (as for the key-object check below)
+        if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient
+                        and not (mode == "hybrid" and in_domain(qvec, evidence))):
             return declined_answer(text, notices, intent=intent.name)
         nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         sentences, citations = compose(

@@ -70,6 +70,32 @@ def test_code_requests_are_declined(qa, question):
     assert answer.declined and answer.intent == "code" and answer.decline_reason == "no_code"
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the team's own code and practice, not a request for code (fq26, fq28)
+        "We stay on GPUs for now. Is there anything we should change in how we write code today so a later move to TPUs is easy?",
+        "we're porting our torch training code to tpu using pytorch/xla next sprint, anything that's gonna bite us?",
+    ],
+)
+def test_talk_about_our_code_is_no_code_request(qa, question):
+    answer = qa.ask(question)
+    assert not answer.declined and answer.intent != "code", answer.answer
+
+
+def test_a_price_word_in_the_situation_does_not_make_the_ask_a_figure(qa):
+    """The asking sentence types the ask, also when the question is read again as in scope (fq25)."""
+    answer = qa.ask("I run procurement. Policy says we must stay on two clouds, AWS and GCP, so we can negotiate on "
+                    "price. Engineering wants to commit budget to TPUs. Before I sign, what is the catch?")
+    assert not answer.declined and answer.intent != "figure", answer.answer
+
+
+def test_a_typoed_question_the_gate_is_sure_of_is_answered_not_declined_for_weak_evidence(qa):
+    answer = qa.ask("print statments inside my jitted fucntion just show some Traced<ShapedArray> junk insted "
+                    "of numbers and my breakpoint never hits. how do i actualy debug this")
+    assert not answer.declined and "jax.debug.print" in answer.answer
+
+
 def test_a_figure_question_is_answered_when_the_notes_hold_the_figure(qa):
     answer = qa.ask("How many bits does bfloat16 use?")
     assert not answer.declined and answer.intent == "figure"

@@ -110,3 +110,14 @@ def test_the_asking_sentence_decides_the_type_not_its_preamble():
     # a real choice for the team still goes to the engine
     assert answer_type("We are a PyTorch shop on AWS. Should we switch to TPUs?", "situational") == "choice"
     assert answer_type("We have a JAX codebase on GCP. What should we expect from TPUs?", "situational") != "what_is"
+
+
+def test_numbered_options_of_one_ask_stay_one_ask():
+    """Items that only name what the ask chooses between are not asks of their own (fq27)."""
+    text = ("Which of these gains more from a TPU: (a) pretraining a dense transformer for weeks, "
+            "or (b) a graph search dominated by data-dependent branching? A short reason please.")
+    asks, _, _ = split_asks(text)
+    assert [a.text for a in asks] == [text]
+    # items that ask on their own still split, after a preamble ending in a colon too
+    asks, context, _ = split_asks("For the budget memo: (a) when is a TPU cheaper than a GPU? (b) list the hidden costs.")
+    assert context == "For the budget memo:" and [a.text for a in asks] == ["when is a TPU cheaper than a GPU?", "list the hidden costs."]

@@ -77,3 +77,27 @@ def test_a_curated_part_cites_its_notes_on_its_own_line_not_as_an_empty_part() -
     lines = joined.answer.splitlines()
     assert len(lines) == 2 and not any(line.startswith(NOTES_PREFIX) for line in lines), joined.answer
     assert lines[1].endswith("Pallas writes TPU kernels. [faq:c0001] [n:c0002] [n:c0003]"), lines[1]
+
+
+def test_the_first_ask_is_retried_with_the_statements_before_the_asks() -> None:
+    """"Looking at spot TPUs to cut costs. 1) what's the catch? 2) ..." : the first ask alone looked
+    out of scope; the question's own context frames it, and the next ask is carried with what
+    actually answered the first (fq27)."""
+    seen: list[str] = []
+
+    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+        seen.append(query)
+        if query == "Looking at spot TPUs. what's the catch?":
+            return _said(query, "Spot TPUs can be interrupted.")
+        if query == "Looking at spot TPUs. what's the catch? what do we change?":
+            return _said(query, "Save checkpoints often.")
+        return _declined(query, "out_of_scope")
+
+    asks = [_ask("what's the catch?"), _ask("what do we change?")]
+    parts = answer_asks(asks, answer_one, lambda a: True, context="Looking at spot TPUs.")
+    assert [p.declined for p in parts] == [False, False]
+    assert seen == ["what's the catch?", "Looking at spot TPUs. what's the catch?",
+                    "what do we change?", "Looking at spot TPUs. what's the catch? what do we change?"]
+    # without context the first ask is not retried
+    seen.clear()
+    assert answer_asks(asks[:1], answer_one, lambda a: True)[0].declined and seen == ["what's the catch?"]
