@@ -249,6 +249,8 @@ def _prompt_exit(code: int) -> NoReturn:
     main_thread = threading.main_thread()
     if any(t is not main_thread and t.is_alive() and not t.daemon for t in threading.enumerate()):
         sys.exit(code)  # let the interpreter wait for that work, as it always does
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)  # `python -m cProfile -m bot ...`, coverage: they write their report after this returns
     atexit._run_exitfuncs()
     os._exit(code)
 

@@ -42,10 +42,10 @@ _log = logging.getLogger(__name__)
 
 
 def prefetch_reader(settings: HwbotSettings) -> None:
-    """Start loading the ONNX session in the background (it overlaps the imports that follow)."""
-    from knowledge.index import prefetch_encoder
+    """Start loading the clause encoder's ONNX session in the background (it overlaps the imports that follow)."""
+    from knowledge.index import prefetch_clause_encoder
 
-    prefetch_encoder(settings.index_dir)
+    prefetch_clause_encoder(settings.index_dir)
 
 
 def clause_reader(

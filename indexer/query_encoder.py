@@ -44,6 +44,7 @@ __all__ = [
     "open_query_encoder",
     "encoder_for_index_dir",
     "prefetch_query_encoder",
+    "prefetch_session",
     "FALLBACK_NOTICE",
     "SESSION_THREADS",
 ]
@@ -137,6 +138,13 @@ def prefetch_query_encoder(index_dir: Path) -> None:
         path = str(record["path"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return
+    prefetch_session(Path(path))
+
+
+def prefetch_session(model_file: Path) -> None:
+    """Start building the session of this ONNX file in the background (see :func:`prefetch_query_encoder`);
+    the encoder that opens the same file later takes it over."""
+    path = str(model_file)
     with _sessions_lock:
         if any(key[0] == path for key in _sessions):
             return  # built already: the process shares it

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from common.textio import stderr_line
-from indexer.query_encoder import EncoderUnavailable, OnnxQueryEncoder
+from indexer.query_encoder import EncoderUnavailable, OnnxQueryEncoder, prefetch_session
 
-__all__ = ["tuned_encoder_for_index_dir", "PREPARING"]
+__all__ = ["tuned_encoder_for_index_dir", "prefetch_tuned_encoder", "PREPARING"]
 
 #: The one line said before the (once per overlay) export.
 PREPARING = "Preparing the learned extractor's encoder (once per version; about 15 s)..."
@@ -69,3 +69,21 @@ def tuned_encoder_for_index_dir(
         except (HwbotError, OSError) as exc:
             raise EncoderUnavailable(f"with the fine-tuned layers could not be exported ({exc})") from None
     return OnnxQueryEncoder(model, dim=dim)
+
+
+def prefetch_tuned_encoder(index_dir: Path, overlay: Path) -> None:
+    """Start loading the tuned encoder's session in the background when its export is cached.
+
+    ``recommend --text`` reads clauses with this encoder, not the index's query encoder: prefetching
+    that one instead left this session (~0.2 s) on the main thread. Nothing is exported here; any
+    problem skips the prefetch and :func:`tuned_encoder_for_index_dir` says why later.
+    """
+    from indexer.onnx_export import tuned_slot
+
+    try:
+        cache, _ = _cache_and_dim(index_dir)
+        model = _cached(tuned_slot(cache, overlay)) if overlay.is_file() else None
+    except (EncoderUnavailable, OSError):
+        return
+    if model is not None:
+        prefetch_session(model)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from indexer.build import BuildReport
     from indexer.query_encoder import QueryEncoder
 
-__all__ = ["update_index", "prefetch_encoder", "clause_encoder", "EncoderUnavailable"]
+__all__ = ["update_index", "prefetch_encoder", "prefetch_clause_encoder", "clause_encoder", "EncoderUnavailable"]
 
 
 def update_index(
@@ -56,6 +56,14 @@ def prefetch_encoder(index_dir: Path) -> None:
     from indexer.query_encoder import prefetch_query_encoder
 
     prefetch_query_encoder(index_dir)
+
+
+def prefetch_clause_encoder(index_dir: Path) -> None:
+    """Start loading the learned extractor's encoder (:func:`clause_encoder`) in the background."""
+    from indexer.tuned_encoder import prefetch_tuned_encoder
+    from knowledge.recommend.learned.heads import HEADS_DIR, OVERLAY_FILE
+
+    prefetch_tuned_encoder(index_dir, HEADS_DIR / OVERLAY_FILE)
 
 
 def clause_encoder(
