@@ -68,7 +68,18 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     if args.from_json is not None:
-        run = Run.model_validate_json(args.from_json.read_text(encoding="utf-8"))
+        from pydantic import ValidationError
+
+        from common.validation import one_line_errors
+
+        try:
+            run = Run.model_validate_json(args.from_json.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"error: cannot read {args.from_json}: {exc.strerror if isinstance(exc, OSError) else exc}", file=sys.stderr)
+            return 2
+        except ValidationError as exc:
+            print(f"error: {args.from_json} is not a run saved with --json: {one_line_errors(exc)}", file=sys.stderr)
+            return 2
         if run.mode == "smoke" and args.out.resolve() == DOCS.resolve():
             print("a smoke run is never published in docs/", file=sys.stderr)
             return 2
