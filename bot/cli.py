@@ -215,7 +215,8 @@ def run() -> NoReturn:
     ``hwbot ask`` here. So the process ends with ``os._exit`` after flushing the standard
     streams and running the ``atexit`` handlers (logging, temporary directories, weakref
     finalizers), unless a non-daemon thread is still working, which the normal exit waits
-    for. :func:`main` itself exits normally, for callers that embed it.
+    for, or a profiler or tracer is attached, whose report is written after the script returns.
+    :func:`main` itself exits normally, for callers that embed it.
     """
     code: int = 0
     try:

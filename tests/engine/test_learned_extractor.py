@@ -140,6 +140,31 @@ def test_a_question_the_rules_ask_is_settled_when_one_value_alone_is_said_plainl
     assert "cloud" not in got.fields or got.fields["cloud"].value == "multi_cloud"
 
 
+def test_the_heads_answer_the_rules_question_when_they_surely_say_one_of_its_values(reader: ClauseReader) -> None:
+    # the rules name both frameworks and ask "Which is it"; the heads read the product's one plainly
+    for text in ("ngl we're kinda all over the place lol. we use jax for side research, but the actual product "
+                 "model is pytorch and that's what i'm asking about.",
+                 "PyTorch on 4 GPUs, we also have some JAX notebooks lying around from an intern"):
+        assert any(c.field == "framework" for c in extract_message(text, reader, "rules").confirmations), text
+        got = extract_message(text, reader)
+        assert got.fields["framework"].value == "pytorch", text
+        assert not any(c.field == "framework" for c in got.confirmations)
+
+
+def test_the_reading_does_not_ask_again_what_the_extraction_read_as_past(reader: ClauseReader) -> None:
+    """The contradiction check re-reads sentence by sentence; a mention the modifier head settled
+    as past ("Before we used TensorFlow") must not come back as "You wrote X and Y"."""
+    from knowledge.recommend.reading import read_message
+
+    text = "We are startup, we use PyTorch on Lambda cloud. Before we used TensorFlow but we moved away."
+    read = read_message(text, extract=lambda t: extract_message(t, reader))
+    assert read.stated["framework"].value == "pytorch"
+    assert not any(c.field == "framework" for c in read.confirmations)
+    # two plain statements are still a contradiction, and asked
+    read = read_message("We use PyTorch. We use TensorFlow.", extract=lambda t: extract_message(t, reader))
+    assert "framework" not in read.stated and any(c.field == "framework" for c in read.confirmations)
+
+
 def test_a_union_field_joins_the_sides_each_reader_finds_and_drops_a_planned_one(reader: ClauseReader) -> None:
     # the rules know "retrains", only the heads read the live endpoint as serving: both
     text = "our model retrains weekly and also powers the live scoring endpoint for customers"
