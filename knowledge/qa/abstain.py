@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from knowledge.qa.answers import Answer, AnswerSentence
-from knowledge.qa.domain_gate import out_of_domain
+from knowledge.qa.domain_gate import in_domain, out_of_domain
 from knowledge.qa.intent import Intent
 from knowledge.qa.leads import foreign_language
 from knowledge.qa.params import AbstainParams
 from knowledge.qa.retrieval import Evidence
 
 __all__ = [
-    "should_decline", "kind_reason", "out_of_domain", "declined_answer", "lacks_asked_kind", "refuse_input", "DECLINE_TEXT", "DECLINE_TEXTS",
+    "should_decline", "gate_sure", "too_weak", "kind_reason", "out_of_domain", "declined_answer", "lacks_asked_kind", "refuse_input", "DECLINE_TEXT", "DECLINE_TEXTS",
 ]
 
 DECLINE_TEXT = (
@@ -49,6 +51,19 @@ DECLINE_TEXTS = {
     "no_question": "The notes do not cover this question: it holds no words to answer. Ask about GPUs, TPUs and your workload.",
     "language": "The notes do not cover this question: they are in English, so please ask in English.",
 }
+
+
+def gate_sure(mode: str, qvec: np.ndarray, evidence: Evidence | None) -> bool:
+    """The learned gate is confident the question is ours (hybrid evidence only: what it was fitted on)."""
+    return mode == "hybrid" and in_domain(qvec, evidence)
+
+
+def too_weak(evidence: Evidence, params: AbstainParams, mode: str, lenient: bool, qvec: np.ndarray) -> bool:
+    """The evidence is too weak to answer from (:func:`should_decline`), unless the question is in
+    scope by what it asks (``lenient``) or the learned gate is sure it is ours: a typo'd or
+    jargon-heavy question ("print statments in my jitted fucntion show Traced<ShapedArray> junk")
+    scores low on every similarity while the notes answer it."""
+    return should_decline(evidence, params, mode) and not lenient and not gate_sure(mode, qvec, evidence)
 
 
 def kind_reason(intent: str, default: str) -> str:

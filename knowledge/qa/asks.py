@@ -57,8 +57,10 @@ class SplitCues(_Strict):
     leans: str
     #: the clause of a question sentence that asks, after a comma or dash (see :func:`cue_type`)
     asking_part: str
+    #: a numbered item that asks on its own (else the items are the options of one ask)
+    asking_item: str
 
-    @field_validator("leans", "asking_part")
+    @field_validator("leans", "asking_part", "asking_item")
     @classmethod
     def _compiles(cls, v: str) -> str:
         _compiled([v])
@@ -260,27 +262,18 @@ def _merge_short(parts: list[str], min_words: int) -> list[str]:
     return out
 
 
-#: An item that asks on its own: it opens with a question word (or "list", "name", "explain").
-_ASKING_ITEM = re.compile(
-    r"^\W*(?:and\s+)?(?:how|what|why|which|when|where|who|whether|is|are|was|were|can|could|do|does|did|should|would|"
-    r"will|must|has|have|list|name|explain|describe|give|tell)\b", re.IGNORECASE)
-
-
-def _enumerates_options(text: str, marks: list[re.Match[str]]) -> bool:
+def _enumerates_options(lead: str, items: list[str]) -> bool:
     """Whether numbered items are the options of one ask rather than asks of their own.
 
     "Which workload gains more from a TPU: (a) a weeks-long pretraining run, or (b) a graph
     search full of branches?" asks once; its items are what it chooses between, and split they
     are fragments no one can answer ("a graph-traversal algorithm ..." alone looked out of
-    scope). Items are options when the text before them asks (a "?" or a closing ":") and none
-    of them, the last one's tail aside, asks anything itself."""
-    lead = text[: marks[0].start()].strip()
-    if not lead or not (lead.endswith(":") or "?" in lead or _ASKING_ITEM.match(lead)):
+    scope). Items are options when the text before them (``lead``) asks (a "?" or a closing ":"
+    or a question word) and none of them, the last one's tail aside, asks anything itself."""
+    asking = re.compile(ask_data().split.asking_item, re.IGNORECASE)
+    if not lead or not (lead.endswith(":") or "?" in lead or asking.match(lead)):
         return False
-    items = [text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip() for i, m in enumerate(marks)]
-    if any("?" in item for item in items[:-1]):
-        return False
-    return not any(_ASKING_ITEM.match(item) for item in items)
+    return not any("?" in item for item in items[:-1]) and not any(asking.match(item) for item in items)
 
 
 def split_asks(text: str) -> tuple[list[Ask], str, int]:
@@ -293,9 +286,10 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
     numbered = re.compile(data.split.numbered)
     marks = list(numbered.finditer(text))
     context = ""
-    if len(marks) >= 2 and not _enumerates_options(text, marks):
+    items = [text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip() for i, m in enumerate(marks)]
+    if len(marks) >= 2 and not _enumerates_options(text[: marks[0].start()].strip(), items):
         context = text[: marks[0].start()].strip()
-        parts = [text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip() for i, m in enumerate(marks)]
+        parts = items
     else:
         sentences = _sentences(text)
         asked = [i for i, s in enumerate(sentences) if s.endswith("?")]

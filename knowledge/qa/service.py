@@ -31,13 +31,12 @@ from indexer.ondisk import Store
 from indexer.query_encoder import PrecomputedQueries, QueryEncoder, open_query_encoder
 from indexer.query_texts import PrefilledEncoder
 from knowledge.paths import SOURCES_DIR
-from knowledge.qa.abstain import declined_answer, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, should_decline
+from knowledge.qa.abstain import declined_answer, gate_sure, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, too_weak
 from knowledge.qa.answers import Answer
 from knowledge.qa.ask_model import ask_type
 from knowledge.qa.asks import Ask, asks_for_method, focus_of, leans_on_context, split_asks
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
-from knowledge.qa.domain_gate import in_domain
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, intent_data
@@ -62,6 +61,7 @@ _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
 
 def _no_step(name: str) -> None:
     return None
+
 
 
 @dataclass
@@ -244,7 +244,7 @@ class QAEngine:
 
     def declines(self, obs: Observation, abstain: AbstainParams | None = None, curated: CuratedParams | None = None) -> bool:
         """Whether :meth:`ask` declines what it observed, before composing (thresholds: the engine's by default)."""
-        if obs.intent.name == "out_of_scope" and not (obs.mode == "hybrid" and in_domain(obs.qvec, obs.evidence)):
+        if obs.intent.name == "out_of_scope" and not gate_sure(obs.mode, obs.qvec, obs.evidence):
             return True
         if obs.hits and out_of_domain(obs.qvec, obs.evidence, asking_clause(focus_of(obs.text)), self.encode_query):
             return True
@@ -252,8 +252,7 @@ class QAEngine:
             return False
         if not obs.hits or obs.evidence is None:
             return True
-        weak = should_decline(obs.evidence, abstain or self.params.abstain, obs.mode) and not obs.lenient
-        return weak and not (obs.mode == "hybrid" and in_domain(obs.qvec, obs.evidence))
+        return too_weak(obs.evidence, abstain or self.params.abstain, obs.mode, obs.lenient, obs.qvec)
 
     def ask(
         self,
@@ -302,7 +301,7 @@ class QAEngine:
     def _admitted(self, text: str, qvec: np.ndarray, mode: Mode) -> bool:
         """The learned gate overrules an out-of-scope call by prototypes or by an off-topic clause
         when it is confident the question is in the domain (hybrid evidence only: what it was fitted on)."""
-        return mode == "hybrid" and in_domain(qvec, self.retrieve(text, mode=mode, qvec=qvec)[1])
+        return gate_sure(mode, qvec, self.retrieve(text, mode=mode, qvec=qvec)[1])
 
     def _answer_ask(
         self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str], used: frozenset[str] = frozenset(),
@@ -355,11 +354,7 @@ class QAEngine:
         # A team's own trouble ("our pod sits at 30% utilization, what's going on?") is diluted
         # by its details the same way; in our domain and with the question's words found, it is answered.
         lenient = lenient or (kind in _SITUATED and mentions_domain(text) and evidence.top_bm25 >= self.params.abstain.min_bm25)
-        # weak evidence declines, unless the learned gate is sure the question is ours: a typo'd or
-        # jargon-heavy question ("print statments in my jitted fucntion show Traced<ShapedArray> junk")
-        # scores low on every similarity while the notes answer it (as for the key-object check below)
-        if not hits or (should_decline(evidence, self.params.abstain, mode) and not lenient
-                        and not (mode == "hybrid" and in_domain(qvec, evidence))):
+        if not hits or too_weak(evidence, self.params.abstain, mode, lenient, qvec):
             return declined_answer(text, notices, intent=intent.name)
         nearest = hits[0].chunk.heading_path[-1] if hits[0].chunk.heading_path else hits[0].chunk.title
         sentences, citations = compose(
@@ -373,7 +368,7 @@ class QAEngine:
         missing = [o for o in objects if not names_object(o, [s.text for s in sentences])
                    and not excuses_object(kind, sentences[0].text, text)]
         # unless the learned gate is sure the question is ours: the name is then part of the situation, not the ask
-        if missing and not (mode == "hybrid" and in_domain(qvec, evidence)):
+        if missing and not gate_sure(mode, qvec, evidence):
             return declined_answer(text, notices, reason="off_object", intent=intent.name, nearest=nearest, subject=missing[0])
         if lacks_asked_kind(intent, sentences):
             return declined_answer(text, notices, reason=kind_reason(intent.name, "no_figure"), intent=intent.name)
