@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from knowledge.evaluation.devset import DevItem
 from knowledge.qa.curated import CuratedMatch
+from knowledge.qa.observation import Observation, declines, observe
 from knowledge.qa.params import AbstainParams
-from knowledge.qa.service import Observation, QAEngine
+from knowledge.qa.service import QAEngine
 
 __all__ = ["calibrate_abstention", "calibrate_curated", "curated_right"]
 
@@ -30,7 +31,7 @@ class _Seen:
 
 def _observe(engine: QAEngine, items: list[DevItem]) -> list[_Seen]:
     """Each question through every step of ``ask`` (the engine's own), short of its decisions."""
-    return [_Seen(item, engine.observe(item.question)) for item in items]
+    return [_Seen(item, observe(engine, item.question)) for item in items]
 
 
 def curated_right(item: DevItem, match: CuratedMatch) -> bool:
@@ -84,7 +85,7 @@ def calibrate_abstention(engine: QAEngine, tune: list[DevItem]) -> tuple[Abstain
         p = base.model_copy(update={"min_dense": min_dense, "strong_dense": strong, "min_bm25": bm25, "min_margin": margin})
 
         def declined(s: _Seen, p: AbstainParams = p) -> bool:
-            return engine.declines(s.obs, abstain=p)
+            return declines(engine, s.obs, abstain=p)
 
         ok_in = sum(1 for s in seen if s.item.domain == "in" and not declined(s))
         ok_out = sum(1 for s in seen if s.item.domain == "out" and (declined(s) or s.obs.intent.name in {"figure", "code"}))

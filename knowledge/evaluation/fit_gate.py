@@ -17,7 +17,7 @@ Training questions, each labelled in or out of the notes' domain:
 The files in the repository are the default training set, so ``hwbot fit-gate`` with no
 arguments rebuilds the committed weights from the repository alone.
 
-Each question is observed exactly as the answerer observes it (:meth:`QAEngine.observe`), and its
+Each question is observed exactly as the answerer observes it (:func:`knowledge.qa.observation.observe`), and its
 row is the embedding plus the evidence scalars. An L2-penalized logistic regression (classes
 weighted to count equally) is fitted by Newton's method. The threshold is chosen on 5-fold
 out-of-fold probabilities so that at most ``max_in_declined`` of the in-domain training questions
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from knowledge.qa.domain_gate import SCALARS, Gate, GateModel, gate_features
+from knowledge.qa.observation import observe
 from knowledge.qa.weights_dir import write_weights_dir
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,7 +78,7 @@ def feature_matrix(engine: "QAEngine", questions: Sequence[str]) -> np.ndarray:
     vectors = np.asarray(engine.embedder.encode(clean), dtype=np.float32) if clean else None
     rows = []
     for i, q in enumerate(questions):
-        obs = engine.observe(q, query_vector=None if vectors is None else vectors[i])
+        obs = observe(engine, q, query_vector=None if vectors is None else vectors[i])
         if obs.evidence is None:  # nothing retrieved: the answerer declines anyway; a neutral row
             rows.append(np.zeros(obs.qvec.size + len(SCALARS)))
         else:

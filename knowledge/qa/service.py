@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -42,12 +42,12 @@ from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_q
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, intent_data
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
-from knowledge.qa.params import AbstainParams, CuratedParams, QAParams, load_params
+from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 from knowledge.qa.scope import asking_clause, asks_elsewhere
 from knowledge.qa.sides import is_verdict, mentions_domain, side_of
 
-__all__ = ["QAEngine", "Observation"]
+__all__ = ["QAEngine"]
 
 #: An answer that is not an open comparison: its lead and at most two supporting sentences.
 MAX_PLAIN = 3
@@ -60,25 +60,8 @@ _NOT_CURATED = frozenset({"figure", "code", "out_of_scope", "situational"})
 
 
 def _no_step(name: str) -> None:
+    """The default ``on_step``: no step is timed."""
     return None
-
-
-
-@dataclass
-class Observation:
-    """What :meth:`QAEngine.observe` saw of one question, step by step, before any decision."""
-
-    text: str
-    notices: list[str]
-    qvec: np.ndarray
-    intent: Intent
-    mode: Mode
-    #: the curated entry that could answer it, before the similarity and margin thresholds
-    curated: CuratedMatch | None = None
-    hits: list[Hit] = field(default_factory=list)
-    evidence: Evidence | None = None
-    #: in scope by what it asks (:meth:`QAEngine.lenient`)
-    lenient: bool = False
 
 
 class QAEngine:
@@ -211,49 +194,6 @@ class QAEngine:
         """How many chunks to retrieve: a definition is often one glossary sentence, so look a little deeper."""
         return self.params.retrieval.top_chunks + 4 if intent.name == "definition" else None
 
-    def observe(
-        self,
-        question: str,
-        *,
-        mode: Mode = "hybrid",
-        query_vector: np.ndarray | None = None,
-        complete: bool = True,
-        on_step: Callable[[str], object] | None = None,
-    ) -> Observation:
-        """Every step of :meth:`ask` before its decisions, in ask's order (calibration reads these).
-
-        ``complete=False`` stops after the intent of an out-of-scope question.
-        ``on_step(name)`` is called as each step ends (the latency bench times them).
-        """
-        step = on_step or _no_step
-        text, notices = self.clean(question)
-        step("hygiene")
-        qvec = self.encode_query(text) if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-        step("encode")
-        intent = self.intents.classify(text, qvec)
-        step("intent")
-        obs = Observation(text, notices, qvec, intent, mode)
-        if intent.name == "out_of_scope" and not complete:
-            return obs
-        obs.hits, obs.evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
-        obs.lenient = self.lenient(intent, text)
-        step("retrieve")
-        obs.curated = self.curated_candidate(qvec, intent, text, mode)
-        step("curated")
-        return obs
-
-    def declines(self, obs: Observation, abstain: AbstainParams | None = None, curated: CuratedParams | None = None) -> bool:
-        """Whether :meth:`ask` declines what it observed, before composing (thresholds: the engine's by default)."""
-        if obs.intent.name == "out_of_scope" and not gate_sure(obs.mode, obs.qvec, obs.evidence):
-            return True
-        if obs.hits and out_of_domain(obs.qvec, obs.evidence, asking_clause(focus_of(obs.text)), self.encode_query):
-            return True
-        if obs.curated is not None and obs.curated.clears(curated or self.params.curated):
-            return False
-        if not obs.hits or obs.evidence is None:
-            return True
-        return too_weak(obs.evidence, abstain or self.params.abstain, obs.mode, obs.lenient, obs.qvec)
-
     def ask(
         self,
         question: str,
@@ -267,7 +207,7 @@ class QAEngine:
         ``query_vector`` is the cleaned question's embedding when a batch computed it
         already (normalized float32, shape (dim,)). A question of several asks is answered
         ask by ask, in order, each under its short label; the extra asks are encoded in one
-        call. ``on_step`` as in :meth:`observe` (the latency bench times the steps).
+        call. ``on_step(name)`` is called as each step ends (the latency bench times the steps).
         """
         step = on_step or _no_step
         text, notices = self.clean(question)
@@ -308,7 +248,7 @@ class QAEngine:
         step: Callable[[str], object] = _no_step,
     ) -> Answer:
         """The answer to one ask: curated, composed from the notes, or declined (``used``: sentences
-        an earlier part already quoted, never quoted again). The steps are :meth:`observe`'s, plus what
+        an earlier part already quoted, never quoted again). The steps are :func:`~knowledge.qa.observation.observe`'s, plus what
         only an ask knows: its answer type and the object it asks about."""
         intent = self.intents.classify(text, qvec)
         step("intent")

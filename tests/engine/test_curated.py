@@ -9,6 +9,7 @@ import pytest
 from common.sentences import normalize_ws
 from knowledge.evaluation import calibrate_curated, curated_right, load_dev_set, split
 from knowledge.qa.curated import NOTES_PREFIX, cites_map, faq_forms
+from knowledge.qa.observation import observe
 from knowledge.qa.service import QAEngine
 
 LABEL = re.compile(r"^\[[A-Za-z0-9_\-]+:c\d{4}\] \S+ p\d+-\d+$")
@@ -138,7 +139,7 @@ def test_shipped_thresholds_give_no_wrong_curated_answer_on_the_tuning_half(qa, 
     assert qa.params.curated.min_similarity >= sim
     # What ask itself does with the shipped thresholds (the same steps calibration observes).
     tune, _ = split(load_dev_set())
-    answered = [(item, obs.curated) for item in tune if (obs := qa.observe(item.question)).curated is not None
+    answered = [(item, obs.curated) for item in tune if (obs := observe(qa, item.question)).curated is not None
                 and obs.curated.clears(qa.params.curated)]
     assert len(answered) >= right
     assert all(curated_right(item, match) for item, match in answered), [i.question for i, m in answered if not curated_right(i, m)]

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from knowledge.evaluation.fit_gate import fit_gate, never_gate
 from knowledge.qa import domain_gate
+from knowledge.qa.observation import observe
 
 NEAR_DOMAIN = [
     "what helm values turn on time-slicing in the nvidia device plugin?",
@@ -58,7 +59,7 @@ def test_the_gate_itself_separates_near_domain_asks_from_covered_ones(qa):
     assert gate is not None
 
     def probability(q: str) -> float:
-        obs = qa.observe(q)
+        obs = observe(qa, q)
         assert obs.evidence is not None
         return float(gate.probability(domain_gate.gate_features(obs.qvec, obs.evidence))[0])
 

@@ -134,6 +134,18 @@ def _evidence(r: _Reading) -> FieldEvidence:
                          evidence=r.clause.text, confidence=round(r.p, 3))
 
 
+def _unblocked(out: Extraction, readings: list[_Reading], name: str) -> list[_Reading]:
+    """The heads' readings of ``name`` outside every clause where a mention of it was dropped.
+
+    A clause where the rules named this field's value and their context cues dropped it ("we
+    used to be on Azure", "nobody has written JAX"), or where a mention yielded to a plain one
+    (:func:`_settle`), may not set the field by other means: not by filling, not by answering
+    the rules' question.
+    """
+    return [r for r in readings if r.field == name
+            and not any(f == name and r.clause.start <= s < r.clause.end for f, s, _ in out.dropped)]
+
+
 def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
     """Set (high), ask (medium) or leave open (low) each field nobody has set or asked about yet."""
     asked = {c.field for c in out.confirmations}
@@ -141,11 +153,7 @@ def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> No
         if name in out.fields or name in asked:
             continue
         limits = reader.heads.manifest.thresholds[name]
-        mine = [r for r in readings if r.field == name]
-        # a clause where the rules named this field's value and their context cues dropped it
-        # ("we used to be on Azure", "nobody has written JAX") may not set it by other means
-        blocked = [r for r in mine if any(f == name and r.clause.start <= s < r.clause.end for f, s, _ in out.dropped)]
-        mine = [r for r in mine if r not in blocked]
+        mine = _unblocked(out, readings, name)
         high = [r for r in mine if r.p >= limits.high and not r.gated]
         values = sorted({r.value for r in high})
         if len(values) > 1:
@@ -230,7 +238,7 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
             continue
         offered = {question.value} | {h[1] for h in out.conflicts if h[0] == name}
         limit = reader.heads.manifest.thresholds[name].high
-        sure = [r for r in readings if r.field == name and r.p >= limit and not r.gated]
+        sure = [r for r in _unblocked(out, readings, name) if r.p >= limit and not r.gated]
         if not sure or len({r.value for r in sure}) > 1 or sure[0].value not in offered:
             continue
         out.fields[name] = _evidence(max(sure, key=lambda r: r.p))
