@@ -133,6 +133,8 @@ class Vocabulary(BaseModel):
 
     counts: Counts
     numbers: dict[str, int]
+    #: words that multiply the number before them: "a couple thousand", "three hundred"
+    multipliers: dict[str, int] = {}
     context: ContextCues
     term: tuple[Term, ...]
     confirm: tuple[Confirm, ...] = ()
@@ -228,7 +230,9 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
     # between the number and the unit describe the unit; they are no preposition or determiner.
     between = rf"(?:(?!(?:{c.not_between})\b|\d)[\w-]+\s+)"
-    number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])"  # not "ZeRO-3", not "2.3"
+    times = "|".join(sorted((re.escape(w) for w in vocab.multipliers), key=len, reverse=True)) or "(?!)"
+    # not "ZeRO-3", not "2.3"; "a couple thousand", "3 hundred": the multiplier is part of the number
+    number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
     counts = [
         re.compile(rf"{number}\+?(?:\s*x\s*|\s+of\s+|\s+|-){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
         re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
@@ -248,6 +252,7 @@ def _count_hits(text: str, vocab: Vocabulary, patterns: list[re.Pattern[str]]) -
         n = int(raw[:-1]) * 1000 if thousands else int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
         if n <= 0:
             continue
+        n *= vocab.multipliers.get((m.groupdict().get("times") or "").lower(), 1)
         c = vocab.counts
         if m.groupdict().get("pod"):  # pods are the big machines: any number of them is massive
             value = "massive"

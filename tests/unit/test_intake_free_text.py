@@ -6,6 +6,8 @@ of vocabulary shows up as a precondition, not as a silent dialog change."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.intake.dialog import IntakeState, advance, start
 from knowledge.recommend import profile_from_text
 
@@ -118,3 +120,16 @@ def test_a_stated_field_that_settles_the_verdict_ends_the_questions() -> None:
         'also noted: framework = Something else ("MXNet")\n'
         "Your answers already settle it: GPU. 9 questions skipped; answer them anyway? (yes/no)"
     )
+
+
+@pytest.mark.parametrize(("text", "scale"), [
+    ("we train on a couple thousand H100s", "massive"),
+    ("a couple of hundred A100s", "massive"),
+    ("3 thousand cards", "massive"),
+    ("a thousand GPUs", "massive"),
+    ("a couple of GPUs", "multi_device"),  # "couple" alone stays a small count
+    ("the two of us share 4 GPUs", "multi_device"),
+])
+def test_a_count_said_with_a_multiplier_is_multiplied(text: str, scale: str) -> None:
+    # "a couple thousand H100s" read as two devices was multi_device (fq28-17)
+    assert profile_from_text(text).answers().get("scale") == scale
