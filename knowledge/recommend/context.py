@@ -99,8 +99,11 @@ class CompiledContext:
             others=re.compile(cues.others, re.IGNORECASE),
         )
 
-    def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False) -> Verdict:
-        """What a match at ``text[start:end]`` is worth: kept, dropped, or asked about."""
+    def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False, others: bool = True) -> Verdict:
+        """What a match at ``text[start:end]`` is worth: kept, dropped, or asked about.
+
+        ``others=False`` leaves out the sentence-level check for someone else's situation (the
+        ``others`` word list), to tell the drops that rest on it alone."""
         s_start, s_end = _sentence(text, start)
         sentence = text[s_start:s_end]
         c_start = _clause_start(text, max(s_start, start - REACH), start)
@@ -111,7 +114,7 @@ class CompiledContext:
         about_hardware = question or self.generic_opening.match(sentence) is not None
         if not answer and about_hardware and not self.self_words.search(sentence):
             return "drop"
-        if not answer and self._about_others(sentence):
+        if not answer and others and self._about_others(sentence):
             return "drop"
         if not answer and not confirm and question and c_end >= s_end - 1:
             return "drop"  # the interrogative clause: "would JAX be faster for us?"

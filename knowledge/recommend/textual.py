@@ -169,6 +169,10 @@ class Extraction(BaseModel):
     #: (field, start, end) of matches the context cues dropped ("not on GCP"): kept so that a
     #: later reader of the same words (the learned heads) does not set what the rules refused
     dropped: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
+    #: the drops that rest only on the sentence naming someone else ("they", "someone", a company):
+    #: a word list that also fires on "under someone's desk" and a manager's "they" for the team,
+    #: so a reader of the clause's meaning (the learned heads and their modifier gate) may still read them
+    doubted: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
     #: (field, value, start, end) of every match behind a "Which is it" question the rules asked:
     #: a reader that can tell a plain statement from a past, planned or someone else's one
     #: (the learned modifier head) may settle it
@@ -344,6 +348,8 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
     hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
     out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"])
+    out.doubted = [(h[0], h[2], h[3]) for h, v in zip(found, verdicts)
+                   if v == "drop" and context.judge(text, h[2], h[3], answer, others=False) == "keep"]
     conflicted: set[str] = set()
     for name in FIELD_VALUES:
         mine = [h for h in hits if h[0] == name]

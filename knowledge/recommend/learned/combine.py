@@ -140,10 +140,13 @@ def _unblocked(out: Extraction, readings: list[_Reading], name: str) -> list[_Re
     A clause where the rules named this field's value and their context cues dropped it ("we
     used to be on Azure", "nobody has written JAX"), or where a mention yielded to a plain one
     (:func:`_settle`), may not set the field by other means: not by filling, not by answering
-    the rules' question.
+    the rules' question. A drop that rests only on the sentence naming someone else (``doubted``:
+    "trained on a single 4090 under someone's desk") does not block: the heads' modifier gate reads
+    whether the clause is someone else's.
     """
+    blocking = [d for d in out.dropped if d not in out.doubted]
     return [r for r in readings if r.field == name
-            and not any(f == name and r.clause.start <= s < r.clause.end for f, s, _ in out.dropped)]
+            and not any(f == name and r.clause.start <= s < r.clause.end for f, s, _ in blocking)]
 
 
 def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
