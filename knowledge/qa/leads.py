@@ -20,7 +20,12 @@ from functools import lru_cache
 
 from knowledge.qa.asks import ask_data
 
-__all__ = ["answers_ask", "is_hedge", "key_objects", "names_object", "excuses_object", "foreign_language"]
+__all__ = ["answers_ask", "has_lead_cues", "is_hedge", "key_objects", "names_object", "excuses_object", "foreign_language"]
+
+
+def has_lead_cues(ask_type: str) -> bool:
+    """Whether a lead for this ask type must have a shape of its own (``[lead]`` in asks.toml)."""
+    return bool(_lead_cues().get(ask_type))
 
 
 @lru_cache(maxsize=1)
