@@ -202,3 +202,20 @@ def test_a_verdict_most_open_answers_would_not_keep_is_not_called(qa) -> None:  
     assert len(shares) >= 2 and abs(sum(int(p) for _, p in shares) - 100) <= 2, closing[0]
     assert "would settle it" in closing[0] and "/recommend" in closing[0]
     assert not any(f in closing[0] for f in ("framework", "cloud", "scale", "workload")), closing[0]  # stated ones
+
+
+def test_a_caution_asked_after_a_plan_is_answered_from_the_notes_not_with_a_verdict(qa) -> None:  # type: ignore[no-untyped-def]
+    # fq31-12: "what should we be careful about?" was typed a choice and got the engine's GPU verdict
+    question = ("We're thinking about running our three-week pretraining job on spot TPUs to roughly halve the bill. "
+                "Nobody here has used preemptible capacity before. What should we be careful about?")
+    advice = advise(qa, question)
+    assert advice.answer.ask == "watch" and advice.recommendation is None, advice.answer.answer
+    assert re.search(r"interrupted", advice.answer.sentences[0].text) and "checkpoint" in advice.answer.sentences[0].text
+
+
+def test_explain_how_is_a_method_not_a_figure(qa) -> None:  # type: ignore[no-untyped-def]
+    # fq31-23: "how large" matched the figure cue and the question was declined for lacking a count
+    question = ("Could you explain how large training jobs are distributed across many accelerators on TPUs, "
+                "compared with how this is usually done on GPU clusters?")
+    advice = advise(qa, question)
+    assert not advice.answer.declined and advice.answer.intent != "figure", advice.answer.answer
