@@ -372,7 +372,10 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
         for m in pattern.finditer(text):
             if any(s[0] <= m.start() and m.end() <= s[1] for s in spans):
                 continue
-            if context.judge(text, m.start(), m.end(), answer, confirm=True) == "drop":
+            verdict = context.judge(text, m.start(), m.end(), answer, confirm=True)
+            # a hedged or planned mention ("might go hybrid with GCP later") does not unsettle a
+            # field said plainly ("we're on-prem"): it may only ask about a field still open
+            if verdict == "drop" or (verdict == "ask" and set_to is not None):
                 continue
             out.fields.pop(confirm.field, None)
             if not any(c.field == confirm.field for c in out.confirmations):
@@ -394,9 +397,11 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
             out.confirmations.append(labelled)
     for name in sorted(conflicted - set(out.fields)):
         values = sorted({h[1] for h in hits if h[0] == name})
+        # recorded even when the field is already asked about ("might go hybrid"): a reader that tells
+        # a plain mention from a planned one may settle the field and drop both questions
+        out.conflicts.extend(h for h in hits if h[0] == name)
         if not any(c.field == name for c in out.confirmations):
             first = min((h for h in hits if h[0] == name), key=lambda h: h[2])
-            out.conflicts.extend(h for h in hits if h[0] == name)
             out.confirmations.append(Confirmation(
                 field=name, value=values[0], span=(first[2], first[3]), evidence=text[first[2]:first[3]],
                 question=f"Which is it for {name.replace('_', ' ')}: {' or '.join(values)}?"))

@@ -259,3 +259,20 @@ def test_a_pipeline_nobody_has_measured_is_the_answer_unknown_and_only_that_fiel
     for head in reader.heads.manifest.heads:
         if head.name != "modifier":
             assert (UNKNOWN in head.classes) == (head.name in SAID_UNKNOWN), head.name
+
+
+def test_two_clouds_named_and_read_as_both_are_a_multi_cloud_team(reader: ClauseReader) -> None:
+    # the rules ask "google_cloud or other_single_cloud?"; the heads surely read the clause as multi-cloud
+    text = "We train on GCP (A3 VMs) and serve from AWS because that's where our customers' VPCs are. PyTorch everywhere."
+    assert any(c.field == "cloud" for c in extract_message(text, reader, "rules").confirmations)
+    got = extract_message(text, reader)
+    assert got.fields["cloud"].value == "multi_cloud", text
+
+
+def test_a_planned_mention_does_not_unsettle_a_field_said_plainly(reader: ClauseReader) -> None:
+    # "might go hybrid with GCP later" asked "Did you mean multi cloud?" over the plainly said on-prem:
+    # the rules' conflict (on_prem, google_cloud) is recorded though a question was asked, and settled
+    text = "rn we're on-prem (one 8x A100 DGX), might go hybrid with GCP later but nothing's signed."
+    assert "cloud" not in extract_message(text, reader, "rules").fields
+    got = extract_message(text, reader)
+    assert got.fields["cloud"].value == "on_prem" and not any(c.field == "cloud" for c in got.confirmations)

@@ -133,3 +133,4 @@ def test_a_stated_field_that_settles_the_verdict_ends_the_questions() -> None:
 def test_a_count_said_with_a_multiplier_is_multiplied(text: str, scale: str) -> None:
     # "a couple thousand H100s" read as two devices was multi_device (fq28-17)
     assert profile_from_text(text).answers().get("scale") == scale
+

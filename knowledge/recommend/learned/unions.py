@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from knowledge.recommend.learned.combine import ClauseReader, _Reading
 
-__all__ = ["PLAIN_BELOW", "Union", "UNIONS", "read_unions"]
+__all__ = ["PLAIN_BELOW", "Union", "UNIONS", "WHOLE_OF_ANY_TWO", "read_unions"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,10 @@ class Union:
 
 #: The profile's union fields (the schema's own meaning: "both" is training and inference).
 UNIONS: tuple[Union, ...] = (Union("workload", ("training", "inference"), "both"),)
+
+#: Fields with a value that means "more than one of the others": two clouds named (or a cloud
+#: and our own racks) are a team on several, when that is what the clause says.
+WHOLE_OF_ANY_TWO: dict[str, str] = {"cloud": "multi_cloud"}
 
 #: The modifier head's own decision line: a clause whose "no modifier" class is below even odds
 #: reads as negated, hedged, planned, past, someone else's or a question rather than as a plain
