@@ -167,6 +167,13 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), reading.profile(), rec)
 
 
+def _continuing(sentence: str) -> str:
+    """A reason sentence continued after "since": its first word lower-cased unless it is a name
+    ("On another cloud ..." becomes "on another cloud ...", "PyTorch targets ..." stays)."""
+    first = sentence.split(" ", 1)[0]
+    return sentence[:1].lower() + sentence[1:] if first[1:] == first[1:].lower() and first.isalpha() else sentence
+
+
 def needs_reading(answer: Answer, question: str) -> bool:
     """Whether the team's situation can matter to this answer (only then is the message read in full)."""
     if answer.declined or answer.ask == "multi" or answer.intent not in ("situational", "comparison", "yes_no", "why", "how"):
@@ -207,17 +214,32 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         understood += "; implied: " + ", ".join(
             f"{f.replace('_', ' ')} {i.value.replace('_', ' ')} ({i.because})" for f, i in reading.implied.items())
     odds = "" if rec.confidence >= 1.0 else f"; {rec.confidence:.0%} of the ways the open questions could be answered keep it"
-    lead = f"Recommendation: {VERDICT_LABELS[rec.recommendation]} (from {understood}{odds})."
-    sentences = [AnswerSentence(text=lead, chunk_id="", role="verdict")]
+    label = VERDICT_LABELS[rec.recommendation]
+    sentences: list[AnswerSentence] = []
     citations: dict[str, Citation] = {}
-    parts = [lead]
-    chosen = [r for r in rec.reasons if r.direction == "for"][:MAX_REASONS]
+    parts: list[str] = []
+    cited = [(r, [c for c in (_citation(label) for label in r.citations) if c is not None]) for r in rec.reasons]
+    chosen = [(r, cs) for r, cs in cited if cs and r.direction == "for"][:MAX_REASONS]
     # the strongest answer against the verdict, so a GPU verdict does not hide the TPU signals
-    chosen += [r for r in rec.reasons if r.direction == "against"][:MAX_AGAINST]
-    for reason in chosen:
-        cites = [c for c in (_citation(label) for label in reason.citations) if c is not None]
-        if not cites:
-            continue
+    chosen += [(r, cs) for r, cs in cited if cs and r.direction == "against"][:MAX_AGAINST]
+    # the verdict and its first reason are one sentence, so the first sentence answers "should we?"
+    # with why ("GPU, since on another cloud a TPU also means moving to Google Cloud ..."); what was
+    # read from the message, and how sure the engine is, follow it
+    top = chosen.pop(0) if chosen and chosen[0][0].direction == "for" else None
+    if top is not None:
+        lead = f"Recommendation: {label}, since {_continuing(top[0].sentence)}"
+        # the engine's own sentence is kept apart, as it is for every reason (not a quote of a note)
+        sentences += [AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"),
+                      AnswerSentence(text=top[0].sentence, chunk_id=top[1][0].chunk_id, role="answer")]
+        parts.append(f"{lead} " + " ".join(f"[{c.chunk_id}]" for c in top[1][:2]))
+        for c in top[1][:2]:
+            citations.setdefault(c.chunk_id, c)
+    else:
+        lead = f"Recommendation: {label}."
+        sentences.append(AnswerSentence(text=lead, chunk_id="", role="verdict"))
+        parts.append(lead)
+    parts.append(f"Read from your message: {understood}{odds}.")
+    for reason, cites in chosen:
         text = reason.sentence
         sentences.append(AnswerSentence(text=text, chunk_id=cites[0].chunk_id, role="answer"))
         head = "The engine's reason against: " if reason.direction == "against" else "The engine's reason: "

@@ -81,7 +81,7 @@ def test_a_situational_mention_carries_menus_set_to_what_was_understood(bot: Run
     bot.sender.event(mention(question))
     post = _posted(bot.fake.wait_for("chat.postMessage")[0])
     text = "\n".join(block_texts(post["blocks"]))
-    assert "*Recommendation:* GPU (from " in text
+    assert "*Recommendation:* GPU, since " in text and "*Read from your message:* " in text
     understood = {"cloud": "other_single_cloud", "framework": "pytorch", "custom_kernels": "some",
                   "scale": "multi_device", "architecture_changes": "often"}
     for field, value in understood.items():
