@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from common.errors import RuleError
 from common.validation import one_line_errors
 from knowledge.recommend.context import CompiledContext, ContextCues
+from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
 __all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary"]
@@ -112,20 +113,6 @@ class Key(BaseModel):
         re.compile(self.names)
         if self.field not in FIELD_VALUES or not set(self.shadows) <= set(FIELD_VALUES):
             raise ValueError(f"key {self.names!r}: {self.field} or its shadows are not profile fields")
-
-
-class Counts(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    units: str
-    single_max: int = Field(ge=1)
-    massive_min: int = Field(ge=2)
-    node_units: str
-    node_massive_min: int = Field(ge=2)
-    pod_units: str
-    not_between: str
-    slice: str
-    confidence: float = Field(gt=0.0, le=1.0)
 
 
 class Vocabulary(BaseModel):
@@ -227,45 +214,11 @@ def _compiled(vocab: Vocabulary) -> _Compiled:
 def _compile(vocab: Vocabulary) -> _Compiled:
     terms = [(t, _vocabulary_regex(p)) for t in vocab.term for p in t.patterns]
     confirms = [(c, _vocabulary_regex(p)) for c in vocab.confirm for p in c.patterns]
-    words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in vocab.numbers), key=len, reverse=True))
-    c = vocab.counts
-    units = f"(?P<pod>{c.pod_units})|(?P<device>{c.units})|(?P<node>{c.node_units})"
-    # "8 GPUs", "8x H100", "8xA100", "2k H100s", "4,096 TPU v5p chips", "two nodes", "2 TPU v4 pods".
-    # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
-    # between the number and the unit describe the unit; they are no preposition or determiner.
-    between = rf"(?:(?!(?:{c.not_between})\b|\d)[\w-]+\s+)"
-    times = "|".join(sorted((re.escape(w) for w in vocab.multipliers), key=len, reverse=True)) or "(?!)"
-    # not "ZeRO-3", not "2.3"; "a couple thousand", "3 hundred": the multiplier is part of the number
-    number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
-    counts = [
-        re.compile(rf"{number}\+?(?:\s*x\s*|\s+of\s+|\s+|-){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
-        re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
-        re.compile(c.slice, re.IGNORECASE),  # a TPU slice: "v5p-512"
-    ]
+    counts = count_patterns(vocab.counts, vocab.numbers, vocab.multipliers)
     return terms, confirms, counts, CompiledContext.build(vocab.context)
 
 
-_Hit = tuple[str, str, int, int, float]
-
-
-def _count_hits(text: str, vocab: Vocabulary, patterns: list[re.Pattern[str]]) -> list[_Hit]:
-    hits = []
-    for m in (m for pattern in patterns for m in pattern.finditer(text)):
-        raw = m.group("n").lower().replace(",", "")
-        thousands = raw.endswith("k") and raw[:-1].isdigit()
-        n = int(raw[:-1]) * 1000 if thousands else int(raw) if raw.isdigit() else vocab.numbers.get(raw.replace(" ", "_"), 0)
-        if n <= 0:
-            continue
-        n *= vocab.multipliers.get((m.groupdict().get("times") or "").lower(), 1)
-        c = vocab.counts
-        if m.groupdict().get("pod"):  # pods are the big machines: any number of them is massive
-            value = "massive"
-        elif m.groupdict().get("node"):  # a node holds several accelerators: one node is already multi-device
-            value = "massive" if n >= c.node_massive_min else "multi_device"
-        else:
-            value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
-        hits.append(("scale", value, m.start(), m.end(), c.confidence))
-    return hits
+_Hit = Hit
 
 
 def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -331,7 +284,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     vocab = vocabulary or load_vocabulary()
     text = (text or "")[:MAX_TEXT_CHARS]
     terms, confirms, count, context = _compiled(vocab)
-    found: list[_Hit] = [] if field not in (None, "scale") else _count_hits(text, vocab, count)
+    found: list[_Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
     keyed = _keyed(text, vocab) if field is None else []
     shadowing.extend((s, e, shadows) for _, (s, e), shadows in keyed)

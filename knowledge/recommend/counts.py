@@ -1,0 +1,74 @@
+"""Device counts said in a message, read as the profile's scale.
+
+"8 GPUs", "8x H100", "2k H100s", "4,096 TPU v5p chips", "two nodes", "a couple thousand H100s",
+"2 TPU v4 pods", "v5p-512": a number (digits, or words from the vocabulary's ``[numbers]``, times
+a ``[multipliers]`` word), a few words that describe the unit, and the unit. Rules are right here:
+a count is an entity, and its thresholds (``[counts]`` in vocabulary.toml) are the profile's own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Counts", "Hit", "count_hits", "count_patterns"]
+
+#: (field, value, start, end, confidence) of one match in the message
+Hit = tuple[str, str, int, int, float]
+
+
+class Counts(BaseModel):
+    """The units counted and the thresholds that turn a count into a scale."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    units: str
+    single_max: int = Field(ge=1)
+    massive_min: int = Field(ge=2)
+    node_units: str
+    node_massive_min: int = Field(ge=2)
+    pod_units: str
+    not_between: str
+    slice: str
+    confidence: float = Field(gt=0.0, le=1.0)
+
+
+def count_patterns(c: Counts, numbers: Mapping[str, int], multipliers: Mapping[str, int]) -> list[re.Pattern[str]]:
+    """The compiled count patterns: a number before its unit, a labelled line, a TPU slice."""
+    words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in numbers), key=len, reverse=True))
+    units = f"(?P<pod>{c.pod_units})|(?P<device>{c.units})|(?P<node>{c.node_units})"
+    # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
+    # between the number and the unit describe the unit; they are no preposition or determiner.
+    between = rf"(?:(?!(?:{c.not_between})\b|\d)[\w-]+\s+)"
+    times = "|".join(sorted((re.escape(w) for w in multipliers), key=len, reverse=True)) or "(?!)"
+    # not "ZeRO-3", not "2.3"; "a couple thousand", "3 hundred": the multiplier is part of the number
+    number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
+    return [
+        re.compile(rf"{number}\+?(?:\s*x\s*|\s+of\s+|\s+|-){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
+        re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
+        re.compile(c.slice, re.IGNORECASE),  # a TPU slice: "v5p-512"
+    ]
+
+
+def count_hits(
+    text: str, c: Counts, numbers: Mapping[str, int], multipliers: Mapping[str, int], patterns: list[re.Pattern[str]],
+) -> list[Hit]:
+    """Every count in ``text`` as a scale match."""
+    hits = []
+    for m in (m for pattern in patterns for m in pattern.finditer(text)):
+        raw = m.group("n").lower().replace(",", "")
+        thousands = raw.endswith("k") and raw[:-1].isdigit()
+        n = int(raw[:-1]) * 1000 if thousands else int(raw) if raw.isdigit() else numbers.get(raw.replace(" ", "_"), 0)
+        if n <= 0:
+            continue
+        n *= multipliers.get((m.groupdict().get("times") or "").lower(), 1)
+        if m.groupdict().get("pod"):  # pods are the big machines: any number of them is massive
+            value = "massive"
+        elif m.groupdict().get("node"):  # a node holds several accelerators: one node is already multi-device
+            value = "massive" if n >= c.node_massive_min else "multi_device"
+        else:
+            value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
+        hits.append(("scale", value, m.start(), m.end(), c.confidence))
+    return hits
