@@ -218,7 +218,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     sentences: list[AnswerSentence] = []
     citations: dict[str, Citation] = {}
     parts: list[str] = []
-    cited = [(r, [c for c in (_citation(label) for label in r.citations) if c is not None]) for r in rec.reasons]
+    cited = [(r, [c for c in (_citation(ref) for ref in r.citations) if c is not None]) for r in rec.reasons]
     chosen = [(r, cs) for r, cs in cited if cs and r.direction == "for"][:MAX_REASONS]
     # the strongest answer against the verdict, so a GPU verdict does not hide the TPU signals
     chosen += [(r, cs) for r, cs in cited if cs and r.direction == "against"][:MAX_AGAINST]
