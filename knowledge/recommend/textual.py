@@ -218,14 +218,11 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     return terms, confirms, counts, CompiledContext.build(vocab.context)
 
 
-_Hit = Hit
-
-
 def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return b[0] <= a[0] and a[1] <= b[1] and a != b
 
 
-def _resolve(field: str, hits: list[_Hit]) -> tuple[_Hit | None, bool]:
+def _resolve(field: str, hits: list[Hit]) -> tuple[Hit | None, bool]:
     """One answer for a field, or (None, True) when its matches disagree."""
     kept = [h for h in hits if not any(_inside((h[2], h[3]), (o[2], o[3])) for o in hits)]
     values = {h[1] for h in kept}
@@ -284,7 +281,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     vocab = vocabulary or load_vocabulary()
     text = (text or "")[:MAX_TEXT_CHARS]
     terms, confirms, count, context = _compiled(vocab)
-    found: list[_Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
+    found: list[Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
     keyed = _keyed(text, vocab) if field is None else []
     shadowing.extend((s, e, shadows) for _, (s, e), shadows in keyed)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR
-from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLE_OF_ANY_TWO, read_unions
+from knowledge.recommend.learned.unions import PLAIN_BELOW, WHOLES, read_unions
 from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
 from knowledge.recommend.textual import (
     MAX_TEXT_CHARS,
@@ -243,8 +243,8 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
         offered = {question.value} | {h[1] for h in out.conflicts if h[0] == name}
         # two values named are also the value that means both: "we train on GCP and serve from AWS"
         # is a multi-cloud team when the heads surely read the clause so
-        if len(offered) > 1:
-            offered |= {w.whole for w in UNIONS if w.field == name} | ({WHOLE_OF_ANY_TWO[name]} if name in WHOLE_OF_ANY_TWO else set())
+        if len(offered) > 1 and name in WHOLES:
+            offered.add(WHOLES[name])
         limit = reader.heads.manifest.thresholds[name].high
         sure = [r for r in _unblocked(out, readings, name) if r.p >= limit and not r.gated]
         if not sure or len({r.value for r in sure}) > 1 or sure[0].value not in offered:

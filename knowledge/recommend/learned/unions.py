@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from knowledge.recommend.learned.combine import ClauseReader, _Reading
 
-__all__ = ["PLAIN_BELOW", "Union", "UNIONS", "WHOLE_OF_ANY_TWO", "read_unions"]
+__all__ = ["PLAIN_BELOW", "Union", "UNIONS", "WHOLES", "read_unions"]
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,11 @@ class Union:
 #: The profile's union fields (the schema's own meaning: "both" is training and inference).
 UNIONS: tuple[Union, ...] = (Union("workload", ("training", "inference"), "both"),)
 
-#: Fields with a value that means "more than one of the others": two clouds named (or a cloud
-#: and our own racks) are a team on several, when that is what the clause says.
-WHOLE_OF_ANY_TWO: dict[str, str] = {"cloud": "multi_cloud"}
+#: Per field, the value that means "more than one of the others": a union's whole ("both"), and
+#: for the cloud "multi_cloud" (two clouds named, or a cloud and our own racks, are a team on
+#: several when that is what the clause says).
+WHOLES: dict[str, str] = {**{u.field: u.whole for u in UNIONS}, "cloud": "multi_cloud"}
+
 
 #: The modifier head's own decision line: a clause whose "no modifier" class is below even odds
 #: reads as negated, hedged, planned, past, someone else's or a question rather than as a plain
