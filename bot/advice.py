@@ -167,6 +167,30 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     return Advice(answer.model_copy(update={"answer": answer.answer + "\n" + line}), reading.profile(), rec)
 
 
+#: The note sides that explain each verdict: "GPU now, TPU later" is explained by either.
+_EXPLAINS = {"gpu": ("gpu",), "tpu": ("tpu",), "gpu_then_tpu": ("gpu", "tpu")}
+
+
+def _agreeing_note(answer: Answer, verdict: str) -> tuple[AnswerSentence, Citation] | None:
+    """The notes' lead sentence for this question, with its citation, when it argues for the verdict.
+
+    Retrieval and the lead model chose it for the question's own words, so on fresh batches
+    it is often the sentence the writer expected ("a small team that fine-tunes models now and
+    then ... better served by GPUs, because weeks of porting ... rarely pay back on short jobs")
+    where the engine's first reason is a general rule. A lead arguing the other way, or
+    neither, is not put under the verdict: that would read as the verdict's reason.
+    """
+    from knowledge.qa.sides import argues_for
+
+    if answer.declined:
+        return None
+    lead = next((s for s in answer.sentences if s.role != "verdict" and s.chunk_id), None)
+    cited = next((c for c in answer.citations if lead is not None and c.chunk_id == lead.chunk_id), None)
+    if lead is None or cited is None or argues_for(lead.text) not in _EXPLAINS.get(verdict, ()):
+        return None
+    return lead, cited
+
+
 def _continuing(sentence: str) -> str:
     """A reason sentence continued after "since": its first word lower-cased unless it is a name
     ("On another cloud ..." becomes "on another cloud ...", "PyTorch targets ..." stays)."""
@@ -226,6 +250,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     # with why ("GPU, since on another cloud a TPU also means moving to Google Cloud ..."); what was
     # read from the message, and how sure the engine is, follow it
     top = chosen.pop(0) if chosen and chosen[0][0].direction == "for" else None
+    note = _agreeing_note(answer, rec.recommendation)
     if top is not None:
         lead = f"Recommendation: {label}, since {_continuing(top[0].sentence)}"
         # the engine's own sentence is kept apart, as it is for every reason (not a quote of a note)
@@ -238,6 +263,13 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         lead = f"Recommendation: {label}."
         sentences.append(AnswerSentence(text=lead, chunk_id="", role="verdict"))
         parts.append(lead)
+    if note is not None and note[0].text not in {r.sentence for r, _ in cited}:
+        # the notes' answer to this very question, when it argues for the verdict: the why in the
+        # team's own terms ("a small team that fine-tunes now and then ... short jobs") beside the
+        # engine's rule ("on another cloud ...")
+        sentences.append(note[0].model_copy(update={"role": "answer"}))
+        parts.append(f"From the notes: {note[0].text} [{note[1].chunk_id}]")
+        citations.setdefault(note[1].chunk_id, note[1])
     parts.append(f"Read from your message: {understood}{odds}.")
     for reason, cites in chosen:
         text = reason.sentence

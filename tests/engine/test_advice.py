@@ -46,6 +46,41 @@ def test_a_situational_question_gets_the_verdict_with_cited_reasons(qa) -> None:
     assert len(contract["recommendation"]["next_questions"][:MAX_OPEN_QUESTIONS]) <= MAX_OPEN_QUESTIONS
 
 
+def test_the_notes_answer_for_the_team_follows_the_verdict_it_argues_for(qa) -> None:  # type: ignore[no-untyped-def]
+    question = ("We're three engineers on AWS. Every month or two we fine-tune an open 7B model in PyTorch, "
+                "each job runs about a day. Should we switch to TPUs?")
+    advice = advise(qa, question)
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
+    lines = advice.answer.answer.split("\n")
+    assert lines[0].startswith("Recommendation: GPU, since ")
+    # the notes' own answer to the question (porting weeks against day-long jobs), cited, right after
+    # the verdict, and not one of the engine's reasons said twice
+    from knowledge.qa.sides import argues_for
+
+    assert lines[1].startswith("From the notes: ")
+    note, cited = re.fullmatch(r"From the notes: (.+) \[([a-z0-9_]+:c\d{4})\]", lines[1]).groups()  # type: ignore[union-attr]
+    assert cited in {c.chunk_id for c in advice.answer.citations}
+    assert any(s.text == note and s.chunk_id == cited for s in advice.answer.sentences)
+    assert argues_for(note) == "gpu" and "port" in note.lower()
+    assert note not in {r.sentence for r in advice.recommendation.reasons}
+
+
+def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(qa) -> None:  # type: ignore[no-untyped-def]
+    # the textbook TPU case with kernels, pipeline and time unsaid is "GPU now, TPU later", which a
+    # note arguing for TPUs explains; a plain GPU verdict never gets a TPU note under it
+    for question in ["We train a 70B model in JAX on GCP on 512 chips, the architecture is frozen. TPU or GPU?",
+                     "We're a small team fine-tuning in PyTorch on AWS with 8 GPUs, should we look at TPUs?"]:
+        advice = advise(qa, question)
+        assert advice.recommendation is not None
+        from knowledge.qa.sides import argues_for
+
+        for line in advice.answer.answer.split("\n"):
+            if line.startswith("From the notes: "):
+                side = argues_for(re.sub(r" \[[^\]]+\]$", "", line.removeprefix("From the notes: ")))
+                assert side in {"gpu": ("gpu",), "tpu": ("tpu",), "gpu_then_tpu": ("gpu", "tpu")}[
+                    advice.recommendation.recommendation], line
+
+
 def test_a_question_about_the_hardware_is_answered_from_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
     advice = advise(qa, "Why would a TPU sit idle?")
     assert advice.recommendation is None and advice.profile is None
