@@ -150,7 +150,7 @@ def model_decides(text: str, intent: str) -> bool:
     """Whether the model types this ask: not a figure, code or out-of-scope request, not "GPU or
     TPU?", not a type it never learned (an open comparison above all), and no cue that held out
     better than it."""
-    if intent in ("figure", "code", "out_of_scope") or accelerator_options(text) or answer_type(text, intent) in UNTRAINED_CUES:
+    if intent in ("figure", "code", "out_of_scope") or accelerator_options(text):
         return False
     cued = cue_type(text)
     return cued is None or cued in OVERRULED_CUES

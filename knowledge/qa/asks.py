@@ -249,7 +249,9 @@ def _label(text: str) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[?.!])\s+(?=\S)", text) if s.strip()]
+    """Sentences: after ``?``, ``.`` or ``!``, and at the line breaks cleaning kept (a pasted
+    "> disk usage at 71%" line, a bullet, a new paragraph: :func:`~knowledge.qa.hygiene.clean_question`)."""
+    return [s.strip() for line in text.split("\n") for s in re.split(r"(?<=[?.!])\s+(?=\S)", line) if s.strip()]
 
 
 def _merge_short(parts: list[str], min_words: int) -> list[str]:

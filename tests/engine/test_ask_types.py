@@ -44,6 +44,19 @@ def test_the_model_decides_only_where_no_trusted_cue_does() -> None:
     assert not model_decides("why would a TPU sit idle?", "why")  # a why cue held out better than the model
     assert not model_decides("TPU or GPU for serving?", "comparison")  # the two accelerators: structure decides
     assert not model_decides("what is the memory bandwidth of a v4?", "figure")
+    # an open comparison said in words ("pros and cons", "vs") is never the model's; a question that
+    # only names both accelerators is (fq23-24: "what should a team on GPUs do now to keep a TPU
+    # move open?" is a how, which the comparison intent alone had typed an open comparison)
+    assert not model_decides("pros and cons of TPUs versus GPUs?", "comparison")
+    assert model_decides("we stay on GPUs for now but may go to TPUs later. anything to do today?", "comparison")
+
+
+def test_a_how_ask_that_names_both_accelerators_is_typed_how(qa: QAEngine) -> None:
+    question = "we're on GPUs for now but might move to TPUs next year. anything we should do today so the switch isn't painful?"
+    vec = qa.encode_query(question)
+    intent = qa.intents.classify(question, vec).name
+    assert intent == "comparison"  # the prototypes see two accelerators
+    assert ask_type(question, intent, vec, qa.encode_query) == "how"
 
 
 def test_without_a_model_the_cues_and_prototypes_type_the_ask(qa: QAEngine) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from knowledge.qa.abstain import refuse_input
 from knowledge.qa.asks import answer_type, ask_data, focus_of, split_asks
+from knowledge.qa.hygiene import clean_question
 from knowledge.qa.leads import answers_ask, foreign_language, is_hedge, key_objects, names_object
 
 
@@ -104,6 +105,10 @@ def test_only_punctuation_or_emoji_is_no_question(text):
 def test_the_asking_sentence_decides_the_type_not_its_preamble():
     # a stated situation before a yes/no or does-it-matter question is context
     assert focus_of("We run on Google Cloud only. Does lock-in still matter for us?") == "Does lock-in still matter for us?"
+    # a pasted quote before the question ends its sentences at its line breaks: the 71% of a disk
+    # is not what is asked about (fq31-28 was declined as saying nothing about 71%)
+    pasted = clean_question("[pasted]\n> disk usage on /scratch at 71%\nok unrelated: which models make a TPU shine?")[0]
+    assert focus_of(pasted) == "ok unrelated: which models make a TPU shine?"
     assert answer_type("We run on Google Cloud only. Does lock-in still matter for us?", "situational") == "does_matter"
     assert answer_type("hi team - our model is in TensorFlow; must we rewrite it for TPUs?", "situational") == "yes_no"
     assert answer_type("Prefetch is on already. What else could we try to keep the chip busy?", "situational") == "how_to_fix"

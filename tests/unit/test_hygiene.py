@@ -18,6 +18,15 @@ def test_control_characters_and_escapes_are_stripped():
     assert text == "Why would a TPU sit idle?" and notices == []
 
 
+def test_line_breaks_stay_only_where_they_end_a_sentence():
+    # a message wrapped by hand is one sentence; a blank line, a quoted or a bulleted line ends one
+    assert clean_question("we run on\nGCP   and\tAWS, should we move?")[0] == "we run on GCP and AWS, should we move?"
+    pasted = "[pasted from #infra]\n> node gpu-07 rebooted\n> disk usage at 71%\n\n\n\nok unrelated:\nwhich models suit a TPU?"
+    assert clean_question(pasted)[0] == (
+        "[pasted from #infra]\n> node gpu-07 rebooted\n> disk usage at 71%\nok unrelated: which models suit a TPU?")
+    assert clean_question("we have:\n- 8 GPUs\n- PyTorch\nthoughts?")[0] == "we have:\n- 8 GPUs\n- PyTorch\nthoughts?"
+
+
 def test_huge_questions_are_truncated_with_a_notice():
     text, notices = clean_question("x" * (MAX_QUESTION_CHARS * 5))
     assert len(text) == MAX_QUESTION_CHARS
