@@ -142,11 +142,19 @@ def test_a_question_the_rules_ask_is_settled_when_one_value_alone_is_said_plainl
 
 def test_the_heads_answer_the_rules_question_when_they_surely_say_one_of_its_values(reader: ClauseReader) -> None:
     # the rules name both frameworks and ask "Which is it"; the heads read the product's one plainly
-    text = "PyTorch on 4 GPUs, we also have some JAX notebooks lying around from an intern"
+    # and surely, and the intern's JAX not even at their medium threshold
+    text = "everything is pytorch. we also have some jax notebooks lying around from an intern"
     assert any(c.field == "framework" for c in extract_message(text, reader, "rules").confirmations), text
     got = extract_message(text, reader)
     assert got.fields["framework"].value == "pytorch", text
     assert not any(c.field == "framework" for c in got.confirmations)
+    # read in one clause with the product's, or in this sentence's wording, the intern's JAX is a
+    # rival the heads half-read (0.79 after the retraining with fm27): asked, never JAX
+    for text in ("PyTorch on 4 GPUs, we also have some JAX notebooks lying around from an intern",
+                 "we're a PyTorch shop on 4 GPUs. an intern left some old JAX notebooks around"):
+        got = extract_message(text, reader)
+        assert got.fields["framework"].value == "pytorch" if "framework" in got.fields else any(
+            c.field == "framework" and c.question.startswith("Which is it") for c in got.confirmations), text
     # heads that read both values surely (the retraining with fm25 reads "we use jax for side
     # research" as plain JAX use) leave the rules' question standing: never the side project's value
     text = ("ngl we're kinda all over the place lol. we use jax for side research, but the actual product "

@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
-from knowledge.recommend.learned.data import DATA_DIR
+from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS
 from knowledge.recommend.learned.unions import PLAIN_BELOW, WHOLES, read_unions
 from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
 from knowledge.recommend.textual import (
@@ -53,7 +53,7 @@ Mode = Literal["rules", "heads", "combined"]
 MODES: tuple[Mode, ...] = ("rules", "heads", "combined")
 SOUNDS_LIKE_FILE = DATA_DIR / "sounds_like.toml"
 #: modifiers that are how a don't-know answer is said, not a reason to doubt it
-_UNKNOWN_FORMS = ("hedge", "negation")
+_UNKNOWN_FORMS = ("hedge",)
 
 
 @lru_cache(maxsize=1)
@@ -104,20 +104,18 @@ def field_readings(
     """Each clause's best value for each field, with whether a modifier gates it."""
     probs = probs if probs is not None else _predict(clauses, reader)
     gate = reader.heads.manifest.modifier_gate
-    p_mod = 1.0 - probs["modifier"][:, 0]
+    p_gate = reader.heads.gate_mass(probs)
     # "no idea whether storage keeps up" is hedged by its nature: for a field's own don't-know
-    # answer (SAID_UNKNOWN) hedge and negation are its form, and only plan, past, someone else's
-    # or a question gate it (with them, each retraining's modifier gate decided whether it was read)
-    kinds = reader.heads.by_name["modifier"].classes
-    form = [kinds.index(k) for k in _UNKNOWN_FORMS if k in kinds]
-    p_other = p_mod - probs["modifier"][:, form].sum(axis=1)
+    # answer (SAID_UNKNOWN) a hedge is its form, and only plan, past, someone else's or a
+    # question gate it (with them, each retraining's modifier gate decided whether it was read)
+    p_other = reader.heads.gate_mass(probs, tuple(k for k in GATING_MODIFIERS if k not in _UNKNOWN_FORMS))
     out = []
     for i, clause in enumerate(clauses):
         # the tuned modifier head reads the clause in context; the rules' cue word lists are not
         # used here: a cue anywhere in a long clause gated readings it did not touch (fm8-fm11:
         # 5-13 more fields each, precision unchanged, without them)
         asked = _is_question(text, clause)
-        gated = bool(p_mod[i] >= gate) or asked
+        gated = bool(p_gate[i] >= gate) or asked
         for name in FIELD_VALUES:
             head = reader.heads.by_name[name]
             row = probs[name][i]
@@ -233,8 +231,9 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
     are named ("pytorch ... jax for side research"). Two readers that work differently (word
     lists and clause meaning) agreeing is the evidence a question was waiting for: the value
     the heads read at their high threshold in a clause no modifier gates, when it is one the
-    rules offered and the heads read no other value as surely, is set, on the heads' clause. When
-    the rules offered two values, the value that means both ("both", "multi_cloud") is offered too.
+    rules offered and the heads read no other value plainly even at their medium threshold, is
+    set, on the heads' clause. When the rules offered two values, the value that means both
+    ("both", "multi_cloud") is offered too.
     """
     for question in list(out.confirmations):
         name = question.field
@@ -245,9 +244,12 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
         # is a multi-cloud team when the heads surely read the clause so
         if len(offered) > 1 and name in WHOLES:
             offered.add(WHOLES[name])
-        limit = reader.heads.manifest.thresholds[name].high
-        sure = [r for r in _unblocked(out, readings, name) if r.p >= limit and not r.gated]
-        if not sure or len({r.value for r in sure}) > 1 or sure[0].value not in offered:
+        limits = reader.heads.manifest.thresholds[name]
+        plain = [r for r in _unblocked(out, readings, name) if r.p >= limits.medium and not r.gated]
+        sure = [r for r in plain if r.p >= limits.high]
+        # a rival value the heads also read plainly, even only at their medium threshold ("we're
+        # on AWS. we're on GCP." with GCP at 0.6), is evidence for the question, not against it
+        if not sure or len({r.value for r in plain}) > 1 or sure[0].value not in offered:
             continue
         out.fields[name] = _evidence(max(sure, key=lambda r: r.p))
         out.confirmations = [c for c in out.confirmations if c.field != name]

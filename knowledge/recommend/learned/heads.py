@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from knowledge.recommend.learned.data import DATA_DIR, TRAINING_FILES, data_sha256
+from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS, TRAINING_FILES, data_sha256
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -110,6 +110,13 @@ class Heads:
             part = np.exp(part - part.max(axis=1, keepdims=True))
             out[head.name] = part / part.sum(axis=1, keepdims=True)
         return out
+
+
+    def gate_mass(self, probs: dict[str, "np.ndarray"], kinds: tuple[str, ...] = GATING_MODIFIERS) -> "np.ndarray":
+        """Per clause, the modifier head's probability of one of ``kinds``: what the gate
+        (``manifest.modifier_gate``) is compared with, at training time and when reading."""
+        head = self.by_name["modifier"]
+        return probs["modifier"][:, [head.classes.index(k) for k in kinds]].sum(axis=1)
 
 
 def _cosine(a: "np.ndarray", b: "np.ndarray") -> float:

@@ -31,6 +31,7 @@ from knowledge.recommend.learned.clauses import split_clauses
 from knowledge.recommend.learned.combine import ClauseReader, field_readings
 from knowledge.recommend.learned.data import (
     CLAUSE_FILES,
+    GATING_MODIFIERS,
     MESSAGE_FILES,
     MODIFIERS,
     LabelledClause,
@@ -145,10 +146,10 @@ def train_heads(
         best = p[:, 1:].argmax(axis=1) + 1
         pairs[h.name] = (list(p[np.arange(len(best)), best]),
                          [h.classes[b] == i.labels.get(h.name, NONE) for b, i in zip(best, checked)])
-    p_mod = 1.0 - probs["modifier"][:, 0]
-    # the gate: a clause this likely to be negated, hedged, planned, past, someone else's or a
-    # question may not set a field; chosen where it is right about "some modifier" 80 % of the time
-    gate = choose_threshold(p_mod, np.array([i.modifier is not None for i in checked]), CONFIRM_PRECISION, 0.3)
+    p_gate = reader.heads.gate_mass(probs)
+    # the gate: a clause this likely to be hedged, planned, past, someone else's or a question
+    # may not set a field; chosen where it is right about such a modifier 80 % of the time
+    gate = choose_threshold(p_gate, np.array([i.modifier in GATING_MODIFIERS for i in checked]), CONFIRM_PRECISION, 0.3)
     # the validation split's whole messages, read as users send them (the rules first, the heads
     # for what they left open): a reading of a field the message does not state counts as wrong,
     # so a threshold that invents is not chosen
