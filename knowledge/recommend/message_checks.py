@@ -72,7 +72,8 @@ class ConfigShape(BaseModel):
 class Clouds(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    names: Regex
+    #: provider -> the names people use for it
+    providers: dict[str, Regex] = Field(min_length=2)
 
 
 class Corrections(BaseModel):
@@ -146,16 +147,16 @@ def is_correction(text: str, checks: MessageChecks | None = None) -> bool:
 
 
 def cloud_names(text: str, checks: MessageChecks | None = None, *, unsaid: Sequence[tuple[int, int]] = ()) -> list[str]:
-    """The distinct cloud names a message mentions, in order (to notice "every cloud").
+    """The distinct clouds a message names, each by the first name it used for it, in order.
 
     ``unsaid``: spans the extraction dropped as not the team's own ("not on GCP", "we used to be
     on Azure"); a name there is not one of the clouds the team says it is on."""
-    seen: dict[str, None] = {}
-    for m in _rx((checks or load_checks()).clouds.names).finditer(text):
-        if any(start <= m.start() < end for start, end in unsaid):
-            continue
-        seen.setdefault(re.sub(r"[\s-]+", " ", m.group(0).lower()), None)
-    return list(seen)
+    found: list[tuple[int, str]] = []
+    for pattern in (checks or load_checks()).clouds.providers.values():
+        said = [m for m in _rx(pattern).finditer(text) if not any(start <= m.start() < end for start, end in unsaid)]
+        if said:
+            found.append((said[0].start(), re.sub(r"[\s-]+", " ", said[0].group(0).lower())))
+    return [name for _, name in sorted(found)]
 
 
 def message_language(text: str, checks: MessageChecks | None = None) -> Literal["en", "other"]:

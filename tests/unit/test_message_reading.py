@@ -103,6 +103,19 @@ def test_clouds_the_message_rules_out_are_not_counted_as_named() -> None:
         assert [c for c in named.confirmations if c.field == "cloud"]
 
 
+def test_two_providers_of_one_kind_are_asked_about_never_read_as_one_cloud() -> None:
+    # outside writers (fm17, fm28): "AWS and Oracle" both read as "another single cloud", one cloud
+    for text in ("We run ~2,500 GPUs split across AWS and Oracle for pretraining, pytorch.",
+                 "we fine-tune on RunPod because it's cheap and serve on Azure where the customer is"):
+        reading = read_message(text)
+        assert reading.answers().get("cloud") in (None, "multi_cloud"), text
+        if "cloud" not in reading.answers():
+            assert [c for c in reading.confirmations if c.field == "cloud" and "multi-cloud" in c.question], text
+    # one provider by two of its names is one cloud
+    for text in ("we're on GCP (Google Cloud), pytorch", "Oracle Cloud (OCI) bare metal, 64 GPUs"):
+        assert not [c for c in read_message(text).confirmations if c.field == "cloud" and "multi-cloud" in c.question], text
+
+
 @pytest.mark.parametrize("text,expected", [
     ("no, we're on Azure", True), ("Actually we use JAX", True), ("correction: 64 GPUs", True),
     ("we're on Azure", False), ("Is JAX faster?", False), ("nobody here writes CUDA", False),
