@@ -184,7 +184,7 @@ def _agreeing_note(answer: Answer, verdict: str) -> tuple[AnswerSentence, Citati
 
     if answer.declined:
         return None
-    lead = next((s for s in answer.sentences if s.role != "verdict" and s.chunk_id), None)
+    lead = next((s for s in answer.sentences if s.chunk_id), None)  # a note sentence, whatever its role
     cited = next((c for c in answer.citations if lead is not None and c.chunk_id == lead.chunk_id), None)
     if lead is None or cited is None or argues_for(lead.text) not in _EXPLAINS.get(verdict, ()):
         return None

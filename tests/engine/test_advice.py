@@ -65,6 +65,18 @@ def test_the_notes_answer_for_the_team_follows_the_verdict_it_argues_for(qa) -> 
     assert note not in {r.sentence for r in advice.recommendation.reasons}
 
 
+def test_the_notes_answer_is_quoted_whatever_role_its_lead_plays(qa) -> None:  # type: ignore[no-untyped-def]
+    # the notes' answer to a choice often leads with a sentence of its own verdict role ("Stay on
+    # GPUs while ..."); it is a note sentence all the same, and it argues for the engine's verdict
+    question = "We're a research lab; our architecture changes every week and everything is PyTorch. What should we run on?"
+    answer = qa.ask(question)
+    assert answer.sentences and answer.sentences[0].chunk_id
+    advice = advise(qa, question)
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
+    lines = advice.answer.answer.split("\n")
+    assert lines[1] == f"From the notes: {answer.sentences[0].text} [{answer.sentences[0].chunk_id}]"
+
+
 def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(qa) -> None:  # type: ignore[no-untyped-def]
     # the textbook TPU case with kernels, pipeline and time unsaid is "GPU now, TPU later", which a
     # note arguing for TPUs explains; a plain GPU verdict never gets a TPU note under it
