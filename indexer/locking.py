@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from common.errors import IndexStoreError
 
 __all__ = ["index_lock"]
@@ -26,11 +24,16 @@ class _IndexLock:
                 f"{index_dir}: cannot use as the index directory ({exc.strerror or exc})",
                 hint="set HWBOT_INDEX_DIR to a writable directory",
             ) from None
+        # imported here: only writers lock, and a cold question (a reader) never pays for filelock
+        from filelock import FileLock
+
         self._dir = index_dir
         self._timeout = timeout
         self._lock = FileLock(str(index_dir / ".lock"), timeout=timeout)
 
     def __enter__(self) -> "_IndexLock":
+        from filelock import Timeout
+
         try:
             self._lock.acquire()
         except Timeout:
