@@ -8,8 +8,10 @@ Order of work, and why:
 2. **Clauses and heads**: the message is cut into clauses (:mod:`.clauses`), each embedded by
    the shipped model with its fine-tuned top layers (:mod:`.tuning`), and each field's head
    gives a value or "not stated" per clause.
-3. **Modifiers as their own step**: a clause the modifier head reads as negated, hedged,
-   planned, past, someone else's, or that asks a question, may not set a field: at most it asks.
+3. **Modifiers as their own step**: a clause the modifier head reads as hedged, planned, past,
+   someone else's, or that asks a question, may not set a field: at most it asks. A negation
+   is read by each field's head instead ("the model doesn't change much" is rarely,
+   :data:`~.data.GATING_MODIFIERS`); the rules' own cues still drop "not on GCP".
 4. **Combination**: the heads only fill fields the rules left open (letting them overrule a
    rule never helped on held-out data), except where the rules cannot speak: a field's own
    "we do not know" answer read in the clause a rule matched (:func:`_said_unknown`). Per
