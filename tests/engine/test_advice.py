@@ -78,19 +78,27 @@ def test_the_notes_answer_is_quoted_whatever_role_its_lead_plays(qa) -> None:  #
 
 
 def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(qa) -> None:  # type: ignore[no-untyped-def]
+    from knowledge.qa.sides import argues_for
+
+    explains = {"gpu": ("gpu",), "tpu": ("tpu",), "gpu_then_tpu": ("gpu", "tpu")}
     # the textbook TPU case with kernels, pipeline and time unsaid is "GPU now, TPU later", which a
-    # note arguing for TPUs explains; a plain GPU verdict never gets a TPU note under it
+    # note arguing for TPUs explains; a small PyTorch team on AWS gets GPU and a note arguing for GPUs
     for question in ["We train a 70B model in JAX on GCP on 512 chips, the architecture is frozen. TPU or GPU?",
                      "We're a small team fine-tuning in PyTorch on AWS with 8 GPUs, should we look at TPUs?"]:
         advice = advise(qa, question)
         assert advice.recommendation is not None
-        from knowledge.qa.sides import argues_for
-
-        for line in advice.answer.answer.split("\n"):
-            if line.startswith("From the notes: "):
-                side = argues_for(re.sub(r" \[[^\]]+\]$", "", line.removeprefix("From the notes: ")))
-                assert side in {"gpu": ("gpu",), "tpu": ("tpu",), "gpu_then_tpu": ("gpu", "tpu")}[
-                    advice.recommendation.recommendation], line
+        notes = [line for line in advice.answer.answer.split("\n") if line.startswith("From the notes: ")]
+        assert len(notes) == 1, question
+        side = argues_for(re.sub(r" \[[^\]]+\]$", "", notes[0].removeprefix("From the notes: ")))
+        assert side in explains[advice.recommendation.recommendation], notes[0]
+    # on Azure the engine says GPU while the notes' answer is "the strongest case for a TPU": not
+    # shown under the verdict as if it were its reason
+    question = "We're on Azure and our model is a stable transformer trained for weeks at large scale in JAX. Should we use TPUs?"
+    lead = next(s for s in qa.ask(question).sentences if s.chunk_id)
+    assert argues_for(lead.text) == "tpu"
+    advice = advise(qa, question)
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
+    assert "From the notes: " not in advice.answer.answer and lead.text not in advice.answer.answer
 
 
 def test_a_question_about_the_hardware_is_answered_from_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
