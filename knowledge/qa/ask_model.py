@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from knowledge.qa.asks import ASK_TYPES, accelerator_options, answer_type, cue_type, focus_of
+from knowledge.qa.asks import ASK_TYPES, accelerator_options, answer_type, cue_type, focus_of, names_both
 from knowledge.qa.weights_dir import read_weights_dir
 
 __all__ = ["AskModelManifest", "AskModel", "DEFAULT_DIR", "ask_model", "install", "ask_type", "ask_features", "UNTRAINED_CUES", "OVERRULED_CUES", "model_decides"]
@@ -152,5 +152,7 @@ def model_decides(text: str, intent: str) -> bool:
     better than it."""
     if intent in ("figure", "code", "out_of_scope") or accelerator_options(text):
         return False
+    if answer_type(text, intent) == "compare" and not names_both(text):
+        return False  # "when is a TPU the right call?": when to pick one accelerator, a verdict's ask
     cued = cue_type(text)
     return cued is None or cued in OVERRULED_CUES

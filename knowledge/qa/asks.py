@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
-    "looks_like_log", "leans_on_context", "cue_type", "accelerator_options", "INTENT_TYPES",
+    "looks_like_log", "leans_on_context", "cue_type", "accelerator_options", "names_both", "INTENT_TYPES",
 ]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
@@ -176,6 +176,11 @@ def accelerator_options(text: str) -> bool:
     return bool(options) and {o.rstrip("s") for o in options} <= {"gpu", "tpu"}
 
 
+def names_both(text: str) -> bool:
+    """Whether the text names both accelerators (a GPU and a TPU)."""
+    return bool(_GPU.search(text) and _TPU.search(text))
+
+
 def answer_type(text: str, intent: str) -> str:
     """The ask's answer type: its cue (:func:`cue_type`), else the intent's."""
     if intent in ("figure", "code", "out_of_scope"):
@@ -183,7 +188,7 @@ def answer_type(text: str, intent: str) -> str:
     cued = cue_type(text)
     if cued is not None:
         return cued
-    if intent == "comparison" and not (_GPU.search(text) and _TPU.search(text)) and not _OPEN.search(text):
+    if intent == "comparison" and not names_both(text) and not _OPEN.search(text):
         return "yes_no"  # "we use spot TPUs without checkpointing" is a check, not an open comparison
     return INTENT_TYPES.get(intent, "how")
 
