@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from knowledge.qa.ask_model import UNTRAINED_CUES, AskModel, AskModelManifest, ask_features, model_decides
-from knowledge.qa.asks import ASK_TYPES, accelerator_options, answer_type, cue_type, focus_of, split_asks
+from knowledge.qa.ask_model import UNTRAINED_CUES, AskModel, AskModelManifest, ask_features, model_decides, structural
+from knowledge.qa.asks import ASK_TYPES, answer_type, cue_type, focus_of, split_asks
 from knowledge.qa.weights_dir import write_weights_dir
 
 __all__ = ["LABELS_FILE", "MEASURED", "LabelledAsk", "load_labelled_asks", "fit_ask_model", "write_ask_model", "STRUCTURAL_TYPES"]
@@ -89,9 +89,7 @@ def load_labelled_asks(paths: Sequence[Path] | None = None) -> list[LabelledAsk]
 
 def trainable(question: str, intent: str) -> bool:
     """Whether the answerer would ask the model to type this question (see the module's docstring)."""
-    return not (
-        intent in ("figure", "code", "out_of_scope") or accelerator_options(question) or cue_type(question) in UNTRAINED_CUES
-    )
+    return not (structural(question, intent) or cue_type(question) in UNTRAINED_CUES)
 
 
 def feature_rows(

@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from knowledge.qa.asks import ASK_TYPES, accelerator_options, answer_type, cue_type, focus_of, names_both
+from knowledge.qa.asks import ASK_TYPES, accelerator_options, answer_type, cue_type, focus_of, intent_type, names_both
 from knowledge.qa.weights_dir import read_weights_dir
 
-__all__ = ["AskModelManifest", "AskModel", "DEFAULT_DIR", "ask_model", "install", "ask_type", "ask_features", "UNTRAINED_CUES", "OVERRULED_CUES", "model_decides"]
+__all__ = ["AskModelManifest", "AskModel", "DEFAULT_DIR", "ask_model", "install", "ask_type", "ask_features", "UNTRAINED_CUES", "OVERRULED_CUES", "model_decides", "structural"]
 
 DEFAULT_DIR = Path(__file__).with_name("data") / "ask_model"
 
@@ -146,13 +146,19 @@ def ask_type(text: str, intent: str, ask_vec: np.ndarray | None, encode: Callabl
     return model.predict(encode(focus), ask_vec) if encode is not None else answer_type(text, intent)
 
 
+def structural(text: str, intent: str) -> bool:
+    """Typed before any model, at answering and in training alike: a figure, code or out-of-scope
+    request by its intent, or "GPU or TPU?" by its options."""
+    return intent in ("figure", "code", "out_of_scope") or accelerator_options(text)
+
+
 def model_decides(text: str, intent: str) -> bool:
-    """Whether the model types this ask: not a figure, code or out-of-scope request, not "GPU or
-    TPU?", not a type it never learned (an open comparison above all), and no cue that held out
-    better than it."""
-    if intent in ("figure", "code", "out_of_scope") or accelerator_options(text):
+    """Whether the model types this ask: not a :func:`structural` one, not when to pick one
+    accelerator (an open comparison, a type it never learned), and no cue that held out better
+    than it."""
+    if structural(text, intent):
         return False
-    if answer_type(text, intent) == "compare" and not names_both(text):
-        return False  # "when is a TPU the right call?": when to pick one accelerator, a verdict's ask
     cued = cue_type(text)
+    if cued is None and intent_type(text, intent) == "compare" and not names_both(text):
+        return False  # "when is a TPU the right call?": when to pick one accelerator, a verdict's ask
     return cued is None or cued in OVERRULED_CUES

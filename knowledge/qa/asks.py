@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
-    "looks_like_log", "leans_on_context", "cue_type", "accelerator_options", "names_both", "INTENT_TYPES",
+    "looks_like_log", "leans_on_context", "cue_type", "accelerator_options", "names_both", "intent_type", "INTENT_TYPES",
 ]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
@@ -186,8 +186,11 @@ def answer_type(text: str, intent: str) -> str:
     if intent in ("figure", "code", "out_of_scope"):
         return INTENT_TYPES[intent]
     cued = cue_type(text)
-    if cued is not None:
-        return cued
+    return cued if cued is not None else intent_type(text, intent)
+
+
+def intent_type(text: str, intent: str) -> str:
+    """The answer type the intent gives an ask no cue typed (see :func:`answer_type`)."""
     if intent == "comparison" and not names_both(text) and not _OPEN.search(text):
         return "yes_no"  # "we use spot TPUs without checkpointing" is a check, not an open comparison
     return INTENT_TYPES.get(intent, "how")
