@@ -98,7 +98,9 @@ def load_checks(path: Path = CHECKS_FILE) -> MessageChecks:
     return load_rule_file(path, MessageChecks)
 
 
-@lru_cache(maxsize=16)
+#: Room for every pattern of the checks file: the cloud providers alone are about twenty, and a
+#: cache smaller than them evicted each one before the next message read it.
+@lru_cache(maxsize=64)
 def _rx(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
