@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -21,7 +21,7 @@ from common.validation import Regex, load_rule_file
 
 __all__ = [
     "CHECKS_FILE", "MessageChecks", "load_checks", "language_of", "message_language", "shape_of", "is_correction",
-    "cloud_names", "NOT_ENGLISH",
+    "cloud_names", "CloudName", "corrects_itself", "NOT_ENGLISH",
 ]
 
 #: The reply to a message not in English (said in English: nothing guessed, the intake offered).
@@ -40,6 +40,9 @@ class Limits(BaseModel):
     max_chars: int = Field(ge=200)
     max_clauses: int = Field(ge=1, le=200)
     many_clouds: int = Field(ge=2)
+    #: up to this many clouds named plainly (none of them planned, past or someone else's) are
+    #: read as a multi-cloud team; more than that reads like a list of options or credits, and is asked
+    multi_cloud_up_to: int = Field(ge=2)
 
 
 class Language(BaseModel):
@@ -80,6 +83,9 @@ class Corrections(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     lead: Regex
+    #: words by which a message takes back what it said a moment before ("..., actually no, ...",
+    #: "AWS, sorry, I mean Azure"): which of two things it named is the team's is then a question
+    within: Regex
 
 
 class MessageChecks(BaseModel):
@@ -148,17 +154,34 @@ def is_correction(text: str, checks: MessageChecks | None = None) -> bool:
     return _rx((checks or load_checks()).corrections.lead).search(text) is not None
 
 
-def cloud_names(text: str, checks: MessageChecks | None = None, *, unsaid: Sequence[tuple[int, int]] = ()) -> list[str]:
+class CloudName(NamedTuple):
+    """One cloud a message names: the provider (a key of ``[clouds.providers]``) and its first mention."""
+
+    provider: str
+    name: str
+    start: int
+    end: int
+
+
+def cloud_names(
+    text: str, checks: MessageChecks | None = None, *, unsaid: Sequence[tuple[int, int]] = (),
+) -> list[CloudName]:
     """The distinct clouds a message names, each by the first name it used for it, in order.
 
-    ``unsaid``: spans the extraction dropped as not the team's own ("not on GCP", "we used to be
-    on Azure"); a name there is not one of the clouds the team says it is on."""
-    found: list[tuple[int, str]] = []
-    for pattern in (checks or load_checks()).clouds.providers.values():
+    ``unsaid``: spans whose names are not clouds the team says it is on now ("not on GCP", "we
+    used to be on Azure", a clause the modifier gate read as planned or someone else's)."""
+    found: list[CloudName] = []
+    for provider, pattern in (checks or load_checks()).clouds.providers.items():
         said = [m for m in _rx(pattern).finditer(text) if not any(start <= m.start() < end for start, end in unsaid)]
         if said:
-            found.append((said[0].start(), re.sub(r"[\s-]+", " ", said[0].group(0).lower())))
-    return [name for _, name in sorted(found)]
+            name = re.sub(r"[\s-]+", " ", said[0].group(0).lower())
+            found.append(CloudName(provider, name, said[0].start(), said[0].end()))
+    return sorted(found, key=lambda c: c.start)
+
+
+def corrects_itself(text: str, checks: MessageChecks | None = None) -> bool:
+    """Does the message take back something it said ("we're on AWS, sorry, I mean Azure")?"""
+    return _rx((checks or load_checks()).corrections.within).search(text) is not None
 
 
 def message_language(text: str, checks: MessageChecks | None = None) -> Literal["en", "other"]:

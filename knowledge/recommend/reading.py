@@ -11,10 +11,11 @@ Slack), so the same message gets the same reading everywhere:
    (the rules and the learned clause heads together: :mod:`knowledge.recommend.learned.combine`).
 3. **contradictions**: the message is read again sentence by sentence. A field that
    different sentences set to different values ("we're on AWS. we're on GCP.") is not
-   kept: it becomes a confirmation question. So does a cloud when the message names many
-   clouds and the extractor did not read it as multi-cloud. This only ever *removes* a
-   field; it never adds one.
-4. **implications** (:mod:`.implication`): answers the stated ones imply, kept apart from
+   kept: it becomes a confirmation question. This only ever *removes* a field.
+4. **clouds**: two or three clouds the team says plainly it is on now are a multi-cloud team
+   (the only field this step sets); a cloud named only in a planned, past or someone else's
+   clause leaves the one said plainly; anything else that names several is asked.
+5. **implications** (:mod:`.implication`): answers the stated ones imply, kept apart from
    the stated ones, never over them.
 """
 
@@ -30,6 +31,7 @@ from knowledge.recommend.message_checks import (
     NOT_ENGLISH,
     MessageChecks,
     cloud_names,
+    corrects_itself,
     language_of,
     load_checks,
     shape_of,
@@ -124,6 +126,51 @@ def _ask(field: str, found: list[tuple[str, str]]) -> Confirmation:
     return Confirmation(field=field, value=found[0][0], span=(0, 0), evidence=found[0][1], question=question)
 
 
+def _cloud_value(provider: str) -> str:
+    """A provider key of ``[clouds.providers]`` that is itself a cloud answer (``google_cloud``,
+    ``on_prem``) is that answer; every other provider is another single cloud."""
+    return provider if provider in FIELD_VALUES["cloud"] else "other_single_cloud"
+
+
+def _read_clouds(
+    text: str, checks: MessageChecks, extraction: Extraction, out: MessageReading, asked: set[str],
+) -> None:
+    """A message naming several clouds is multi-cloud, one of them, or a question; never the vocabulary's one guess.
+
+    The vocabulary reads "AWS and Oracle" as one "other single cloud". Names in what the rules
+    dropped ("not on GCP") are not counted. When the learned modifier gate has read the clauses
+    (``extraction.modified`` is not ``None``), a name only in a clause it gates (planned, past,
+    someone else's) is not the team's now: two or three names left, in a message that takes
+    nothing back, are a multi-cloud team; one name left that is the cloud already read keeps
+    it. Anything else is asked.
+    """
+    unsaid = [(start, end) for f, start, end in extraction.dropped if f == "cloud"]
+    names = cloud_names(text, checks, unsaid=unsaid)
+    held = out.stated.get("cloud")
+    if len(names) < checks.limits.many_clouds or (held is not None and held.value == "multi_cloud"):
+        return
+    if extraction.modified is not None:
+        plain = cloud_names(text, checks, unsaid=unsaid + extraction.modified)
+        if (checks.limits.many_clouds <= len(plain) <= checks.limits.multi_cloud_up_to
+                and not corrects_itself(text, checks)):
+            start, end = plain[0].start, plain[-1].end
+            out.stated["cloud"] = FieldEvidence(field="cloud", value="multi_cloud", span=(start, end),
+                                                evidence=text[start:end], confidence=0.8)
+            out.confirmations = [c for c in out.confirmations if c.field != "cloud"]
+            return
+        if len(plain) == 1 and held is not None and held.value == _cloud_value(plain[0].provider):
+            return
+    out.stated.pop("cloud", None)
+    out.confirmations = [c for c in out.confirmations if c.field != "cloud"]
+    shown = ", ".join(c.name for c in names[:6]) + (", ..." if len(names) > 6 else "")
+    out.confirmations.append(Confirmation(
+        field="cloud", value="multi_cloud", span=(0, 0), evidence=shown,
+        question=f"You named {len(names)} clouds ({shown}): must the work run on several of them "
+                 "(multi-cloud), or which one is home?"))
+    asked.add("cloud")
+    out.notes.append(f"You named {len(names)} clouds, so I asked which applies rather than picking one.")
+
+
 def read_message(
     text: str, checks: MessageChecks | None = None, extract: Callable[[str], Extraction] | None = None,
 ) -> MessageReading:
@@ -156,18 +203,7 @@ def read_message(
             out.confirmations.append(_ask(f, found))
             asked.add(f)
         out.notes.append(f"You stated {f.replace('_', ' ')} two ways, so I asked instead of picking one.")
-    names = cloud_names(text, checks, unsaid=[(start, end) for f, start, end in extraction.dropped if f == "cloud"])
-    held = out.stated.get("cloud")
-    if len(names) >= checks.limits.many_clouds and (held is None or held.value != "multi_cloud"):
-        out.stated.pop("cloud", None)
-        out.confirmations = [c for c in out.confirmations if c.field != "cloud"]
-        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
-        out.confirmations.append(Confirmation(
-            field="cloud", value="multi_cloud", span=(0, 0), evidence=shown,
-            question=f"You named {len(names)} clouds ({shown}): must the work run on several of them "
-                     "(multi-cloud), or which one is home?"))
-        asked.add("cloud")
-        out.notes.append(f"You named {len(names)} clouds, so I asked which applies rather than picking one.")
+    _read_clouds(text, checks, extraction, out, asked)
     out.hits = text_hits(text)
     out.implied = implied({f: (e.value, e.evidence) for f, e in out.stated.items() if e.value != UNKNOWN},
                           out.hits, pending=frozenset(asked))

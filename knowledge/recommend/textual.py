@@ -167,6 +167,10 @@ class Extraction(BaseModel):
     #: (field, value, start, end, confidence) of every match behind a field the rules set: a field whose answer
     #: is a union of its matches ("retrain nightly ... live scoring": workload both) is re-read per match
     stated: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
+    #: (start, end) of the clauses a reader of meaning (the learned modifier gate) read as not a
+    #: plain statement about the team now (planned, past, hedged, someone else's, a question);
+    #: ``None`` when no such reader ran (the rules alone), so a later step knows it cannot tell
+    modified: list[tuple[int, int]] | None = Field(default=None, exclude=True)
 
     def answers(self) -> dict[str, str]:
         return {f: e.value for f, e in self.fields.items()}

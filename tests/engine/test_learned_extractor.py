@@ -277,6 +277,27 @@ def test_two_clouds_named_and_read_as_both_are_a_multi_cloud_team(reader: Clause
     assert got.fields["cloud"].value == "multi_cloud", text
 
 
+def test_clouds_named_plainly_are_a_multi_cloud_team_and_a_planned_or_retracted_one_is_not(reader: ClauseReader) -> None:
+    # outside writers (fm17, fm27, fm28): "AWS and Oracle", "RunPod ... Azure" are two clouds the
+    # team is on; the rules alone read one "other single cloud" and can only ask
+    from knowledge.recommend.reading import read_message
+
+    def cloud(text: str) -> tuple[str | None, list[str]]:
+        got = read_message(text, extract=lambda t: extract_message(t, reader))
+        held = got.stated.get("cloud")
+        return (held.value if held else None), [c.value for c in got.confirmations if c.field == "cloud"]
+
+    for text in ("We run ~2,500 GPUs split across AWS and Oracle for pretraining, pytorch.",
+                 "we fine-tune on RunPod because it's cheap and serve on Azure where the customer is"):
+        assert read_message(text).stated.get("cloud") is None, text  # the rules alone ask
+        assert cloud(text) == ("multi_cloud", []), text
+    # a cloud only planned leaves the one said plainly ...
+    assert cloud("everything is on Azure for now; the boss wants to move us to GCP next year.") == (
+        "other_single_cloud", [])
+    # ... and a message that takes back what it named is asked, never read as both
+    assert cloud("we train on AWS, sorry, I mean Azure. pytorch, 4 V100s") == (None, ["multi_cloud"])
+
+
 def test_a_planned_mention_does_not_unsettle_a_field_said_plainly(reader: ClauseReader) -> None:
     # "might go hybrid with GCP later" asked "Did you mean multi cloud?" over the plainly said on-prem:
     # the rules' conflict (on_prem, google_cloud) is recorded though a question was asked, and settled

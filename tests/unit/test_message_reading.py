@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from knowledge.recommend.message_checks import is_correction, language_of, shape_of
+from knowledge.recommend.message_checks import corrects_itself, is_correction, language_of, shape_of
 from knowledge.recommend.reading import NO_WORDS, NOT_ENGLISH, read_message
 
 
@@ -122,6 +122,15 @@ def test_two_providers_of_one_kind_are_asked_about_never_read_as_one_cloud() -> 
 ])
 def test_corrections_are_recognized_by_their_opening(text: str, expected: bool) -> None:
     assert is_correction(text) is expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("We're multi-cloud... actually no, scratch that, it's all GCP now", True),
+    ("we train on AWS, sorry, I mean Azure", True), ("we're on AWS, or rather Azure since May", True),
+    ("I mean, we're on AWS and GCP", False), ("we train on AWS and serve on GCP", False),
+])
+def test_a_message_taking_back_what_it_named_is_recognized(text: str, expected: bool) -> None:
+    assert corrects_itself(text) is expected
 
 
 @pytest.mark.parametrize(

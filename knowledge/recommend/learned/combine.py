@@ -100,24 +100,32 @@ def _predict(clauses: list[Clause], reader: ClauseReader) -> dict[str, "np.ndarr
     return reader.heads.predict(reader.encode([c.text for c in clauses]))
 
 
+def gated_clauses(text: str, clauses: list[Clause], reader: ClauseReader, probs: dict[str, "np.ndarray"]) -> list[bool]:
+    """Per clause: does a modifier (hedge, plan, past, someone else's) or a question gate what it says?"""
+    # the tuned modifier head reads the clause in context; the rules' cue word lists are not
+    # used here: a cue anywhere in a long clause gated readings it did not touch (fm8-fm11:
+    # 5-13 more fields each, precision unchanged, without them)
+    p_gate = reader.heads.gate_mass(probs)
+    gate = reader.heads.manifest.modifier_gate
+    return [bool(p_gate[i] >= gate) or _is_question(text, clause) for i, clause in enumerate(clauses)]
+
+
 def field_readings(
     text: str, clauses: list[Clause], reader: ClauseReader, probs: dict[str, "np.ndarray"] | None = None,
+    gated_at: list[bool] | None = None,
 ) -> list[_Reading]:
-    """Each clause's best value for each field, with whether a modifier gates it."""
+    """Each clause's best value for each field, with whether a modifier gates it (``gated_at``, when known)."""
     probs = probs if probs is not None else _predict(clauses, reader)
     gate = reader.heads.manifest.modifier_gate
-    p_gate = reader.heads.gate_mass(probs)
+    gated_at = gated_at if gated_at is not None else gated_clauses(text, clauses, reader, probs)
     # "no idea whether storage keeps up" is hedged by its nature: for a field's own don't-know
     # answer (SAID_UNKNOWN) a hedge is its form, and only plan, past, someone else's or a
     # question gate it (with them, each retraining's modifier gate decided whether it was read)
     p_other = reader.heads.gate_mass(probs, tuple(k for k in GATING_MODIFIERS if k not in _UNKNOWN_FORMS))
     out = []
     for i, clause in enumerate(clauses):
-        # the tuned modifier head reads the clause in context; the rules' cue word lists are not
-        # used here: a cue anywhere in a long clause gated readings it did not touch (fm8-fm11:
-        # 5-13 more fields each, precision unchanged, without them)
         asked = _is_question(text, clause)
-        gated = bool(p_gate[i] >= gate) or asked
+        gated = gated_at[i]
         for name in FIELD_VALUES:
             head = reader.heads.by_name[name]
             row = probs[name][i]
@@ -268,7 +276,9 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
         p_mod = 1.0 - probs["modifier"][:, 0]
         if out.conflicts:
             _settle(text, out, clauses, p_mod)
-        readings = field_readings(text, clauses, reader, probs)
+        gated_at = gated_clauses(text, clauses, reader, probs)
+        out.modified = [(c.start, c.end) for c, gated in zip(clauses, gated_at) if gated]
+        readings = field_readings(text, clauses, reader, probs, gated_at)
         if mode == "combined":
             _said_unknown(out, clauses, readings, reader)
             _corroborate(out, readings, reader)
