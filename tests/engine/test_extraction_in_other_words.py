@@ -98,6 +98,10 @@ def test_judgement_fields_said_through_what_happens(text: str, field: str, value
     ("our infra people disagree: some want XLA, some want Triton", "team_expertise", {}),  # prose with a colon, not a form
     ("We don't have anyone who knows XLA.", "team_expertise", {}),
     ("nothing is in prod yet", "stage", {}),
+    # a choice between candidates is not where the team is; work split between two clouds is (fm30)
+    ("we are deciding between AWS and GCP", "cloud", {}),
+    ("torn between azure and gcp right now", "cloud", {}),
+    ("our training is split between AWS and Oracle", "", {"cloud": "other_single_cloud", "workload": "training"}),
 ])
 def test_someone_elses_work_the_past_and_a_plan_set_nothing(text: str, absent: str, kept: dict[str, str]) -> None:
     got = answers(text)
