@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
@@ -169,6 +169,8 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
 
 #: The note sides that explain each verdict: "GPU now, TPU later" is explained by either.
 _EXPLAINS = {"gpu": ("gpu",), "tpu": ("tpu",), "gpu_then_tpu": ("gpu", "tpu")}
+#: The side a note must argue for to contradict each verdict ("GPU now, TPU later" is explained by either).
+_OTHER_SIDE = {"gpu": "tpu", "tpu": "gpu", "gpu_then_tpu": ""}
 
 
 def _agreeing_note(answer: Answer, verdict: str) -> tuple[AnswerSentence, Citation] | None:
@@ -233,6 +235,12 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         return Advice(answer)  # nothing about the team was stated, or another ask: the cited notes answer it
     profile = reading.profile()
     rec = recommend(profile)
+    if rec.confidence < CALLS_IT and _agreeing_note(answer, _OTHER_SIDE[rec.recommendation]) is not None:
+        # Too close to call, and the notes' own answer argues the other way ("the strongest case
+        # for a TPU" under a GPU verdict only half the open answers keep): a verdict leading with
+        # "GPUs are the default" would contradict the notes on a guess about what was not said.
+        # The notes lead, and the engine's line gives the split and what would settle it.
+        return replace(_verdict_line(answer, question, reading, rec), reading=reading)
     understood = ", ".join(f"{f.replace('_', ' ')} {e.value.replace('_', ' ')}" for f, e in reading.stated.items())
     if reading.implied:
         understood += "; implied: " + ", ".join(

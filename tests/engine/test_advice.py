@@ -101,6 +101,27 @@ def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(q
     assert "From the notes: " not in advice.answer.answer and lead.text not in advice.answer.answer
 
 
+def test_a_verdict_too_close_to_call_yields_the_lead_to_the_notes_arguing_the_other_way(qa) -> None:  # type: ignore[no-untyped-def]
+    # outside writers (fq22, fq23, fq31): the textbook TPU case with kernels, cadence and time unsaid
+    # led with "Recommendation: GPU, since GPUs are the default", a verdict only about half the ways
+    # the open answers could go keep; the notes' own answer ("the strongest case for a TPU") now
+    # leads, and the engine's line says it cannot call it and what would settle it
+    from knowledge.qa.sides import argues_for
+
+    question = ("We're about to pretrain a 30B decoder-only transformer in JAX. The architecture is frozen, "
+                "the run will take around two months, and the company is already all-in on GCP. GPU or TPU?")
+    advice = advise(qa, question)
+    assert advice.recommendation is not None and advice.recommendation.confidence < CALLS_IT
+    lines = advice.answer.answer.split("\n")
+    assert not lines[0].startswith("Recommendation:"), lines[0]
+    assert argues_for(re.sub(r" \[[^\]]+\]$", "", lines[0])) == "tpu", lines[0]
+    assert lines[-1].startswith("The recommendation engine cannot call it"), lines[-1]
+    assert all(c.chunk_id in lines[0] for c in advice.answer.citations[:1])
+    # a verdict the open answers mostly keep still leads with itself
+    sure = advise(qa, "We're a small team fine-tuning in PyTorch on AWS with 8 GPUs, should we look at TPUs?")
+    assert sure.answer.answer.startswith("Recommendation: GPU")
+
+
 def test_a_question_about_the_hardware_is_answered_from_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
     advice = advise(qa, "Why would a TPU sit idle?")
     assert advice.recommendation is None and advice.profile is None
