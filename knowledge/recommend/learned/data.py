@@ -40,7 +40,7 @@ _EVAL_DATA = DATA_DIR.parent.parent / "evaluation" / "data"
 MESSAGE_FILES: tuple[Path, ...] = (
     _EVAL_DATA / "phrasings.jsonl", _EVAL_DATA / "phrasings_late.jsonl", _EVAL_DATA / "phrasings_fresh.jsonl",
     *sorted(DATA_DIR.glob("messages_*.jsonl")),
-    *(_EVAL_DATA / "measured" / f"fm{n}.jsonl" for n in (6, 7, 8, 9, 10, 11, 13, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29)),
+    *(_EVAL_DATA / "measured" / f"fm{n}.jsonl" for n in (6, 7, 8, 9, 10, 11, 13, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)),
 )
 #: Everything the extractor learns from: the weights' manifest records one hash over these files.
 TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + MESSAGE_FILES
