@@ -305,6 +305,11 @@ def _plain(
         return []
     adds = set(tokenize(question)) - voc.generic - set(tokenize(lead.text))
     pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, adds, lead, params)]
+    if any(c.lead for c in cands):
+        # the lead model reads whether a sentence answers the question (not only its topic): a
+        # supporting sentence it scores far below the lead is on the subject, not on the ask ("the
+        # GPU is called a workshop" crowded out "GPU clusters scale across nodes with NCCL" by relevance)
+        pool = [c for c in pool if c.lead >= lead.lead - params.support_lead_gap]
     others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
     # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict

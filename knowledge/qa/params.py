@@ -43,6 +43,9 @@ class AnswerParams(_Strict):
     min_support_ratio: float = Field(0.7, ge=0, le=1)
     #: ... and, unless nearly as relevant as the lead (``min_relevance_ratio``), name a word of the
     #: question the lead lacks (knowledge.qa.compose._on_topic)
+    #: ... and score within this many logits of the lead in the fitted lead model (whether a
+    #: sentence answers the question, not only shares its topic)
+    support_lead_gap: float = Field(3.0, ge=0)
 
 
 class AbstainParams(_Strict):
