@@ -169,7 +169,8 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
 
 #: The note sides that explain each verdict: "GPU now, TPU later" is explained by either.
 _EXPLAINS = {"gpu": ("gpu",), "tpu": ("tpu",), "gpu_then_tpu": ("gpu", "tpu")}
-#: The side a note must argue for to contradict each verdict ("GPU now, TPU later" is explained by either).
+#: The side a note must argue for to contradict each verdict (none contradicts "GPU now, TPU later",
+#: which either side explains).
 _OTHER_SIDE = {"gpu": "tpu", "tpu": "gpu", "gpu_then_tpu": ""}
 
 

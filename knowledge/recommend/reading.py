@@ -126,6 +126,12 @@ def _ask(field: str, found: list[tuple[str, str]]) -> Confirmation:
     return Confirmation(field=field, value=found[0][0], span=(0, 0), evidence=found[0][1], question=question)
 
 
+#: How sure a multi-cloud reading from two or three plainly named clouds is: on fm6-fm29, 87 of the
+#: 95 messages read so were labelled multi-cloud (the others told a past move or a plan the gate
+#: read as plain), below the 0.9-0.95 the vocabulary gives a cloud it names outright.
+_PLAIN_CLOUDS_CONFIDENCE = 0.8
+
+
 def _cloud_value(provider: str) -> str:
     """A provider key of ``[clouds.providers]`` that is itself a cloud answer (``google_cloud``,
     ``on_prem``) is that answer; every other provider is another single cloud."""
@@ -155,7 +161,7 @@ def _read_clouds(
                 and not corrects_itself(text, checks)):
             start, end = plain[0].start, plain[-1].end
             out.stated["cloud"] = FieldEvidence(field="cloud", value="multi_cloud", span=(start, end),
-                                                evidence=text[start:end], confidence=0.8)
+                                                evidence=text[start:end], confidence=_PLAIN_CLOUDS_CONFIDENCE)
             out.confirmations = [c for c in out.confirmations if c.field != "cloud"]
             return
         if len(plain) == 1 and held is not None and held.value == _cloud_value(plain[0].provider):
