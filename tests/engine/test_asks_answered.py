@@ -71,6 +71,18 @@ def test_a_price_word_set_aside_does_not_make_a_figure_question(qa):
     assert qa.ask("What is the price per TPU chip-hour?").decline_reason == "no_figure"
 
 
+def test_a_rate_said_in_passing_does_not_make_a_figure_question(qa):
+    # outside writers (fq35): "cheaper per hour" and "billed per hour" describe the price; the ask is the catch
+    for question, said in (("spot tpus are way cheaper per hour - any catch?", r"interrupted|checkpoint"),
+                           ("are TPUs billed per hour even when they sit idle?", r"provisioned|reserved")):
+        answer = qa.ask(question)
+        assert not answer.declined and answer.intent != "figure", (question, answer.answer)
+        assert re.search(said, answer.answer), answer.answer
+    # the rate itself, asked for, still declines as a figure the notes do not hold
+    for question in ("TPU v5e cost per hour?", "what would a v5p run us per chip-hour?", "is it under $2 an hour?"):
+        assert qa.ask(question).decline_reason == "no_figure", question
+
+
 def test_odd_input_gets_a_one_line_decline(qa):
     for text, reason in (("!!! ??? 🙂🙂", "no_question"), ("¿Qué es una TPU y cuándo conviene usarla?", "language")):
         answer = qa.ask(text)
