@@ -169,19 +169,17 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
 
 #: The note sides that explain each verdict: "GPU now, TPU later" is explained by either.
 _EXPLAINS = {"gpu": ("gpu",), "tpu": ("tpu",), "gpu_then_tpu": ("gpu", "tpu")}
-#: The side a note must argue for to contradict each verdict (none contradicts "GPU now, TPU later",
-#: which either side explains).
-_OTHER_SIDE = {"gpu": "tpu", "tpu": "gpu", "gpu_then_tpu": ""}
 
 
-def _agreeing_note(answer: Answer, verdict: str) -> tuple[AnswerSentence, Citation] | None:
-    """The notes' lead sentence for this question, with its citation, when it argues for the verdict.
+def _notes_lead(answer: Answer) -> tuple[AnswerSentence, Citation, str | None] | None:
+    """The notes' lead sentence for this question, with its citation and the side it argues for.
 
     Retrieval and the lead model chose it for the question's own words, so on fresh batches
     it is often the sentence the writer expected ("a small team that fine-tunes models now and
     then ... better served by GPUs, because weeks of porting ... rarely pay back on short jobs")
-    where the engine's first reason is a general rule. A lead arguing the other way, or
-    neither, is not put under the verdict: that would read as the verdict's reason.
+    where the engine's first reason is a general rule. Only a lead arguing for the verdict
+    (:data:`_EXPLAINS`) is put under it: one arguing the other way, or neither, would read as
+    the verdict's reason.
     """
     from knowledge.qa.sides import argues_for
 
@@ -189,9 +187,9 @@ def _agreeing_note(answer: Answer, verdict: str) -> tuple[AnswerSentence, Citati
         return None
     lead = next((s for s in answer.sentences if s.chunk_id), None)  # a note sentence, whatever its role
     cited = next((c for c in answer.citations if lead is not None and c.chunk_id == lead.chunk_id), None)
-    if lead is None or cited is None or argues_for(lead.text) not in _EXPLAINS.get(verdict, ()):
+    if lead is None or cited is None:
         return None
-    return lead, cited
+    return lead, cited, argues_for(lead.text)
 
 
 def _continuing(sentence: str) -> str:
@@ -236,7 +234,9 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         return Advice(answer)  # nothing about the team was stated, or another ask: the cited notes answer it
     profile = reading.profile()
     rec = recommend(profile)
-    if rec.confidence < CALLS_IT and _agreeing_note(answer, _OTHER_SIDE[rec.recommendation]) is not None:
+    notes = _notes_lead(answer)
+    explains = _EXPLAINS.get(rec.recommendation, ())
+    if rec.confidence < CALLS_IT and notes is not None and notes[2] is not None and notes[2] not in explains:
         # Too close to call, and the notes' own answer argues the other way ("the strongest case
         # for a TPU" under a GPU verdict only half the open answers keep): a verdict leading with
         # "GPUs are the default" would contradict the notes on a guess about what was not said.
@@ -259,7 +259,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     # with why ("GPU, since on another cloud a TPU also means moving to Google Cloud ..."); what was
     # read from the message, and how sure the engine is, follow it
     top = chosen.pop(0) if chosen and chosen[0][0].direction == "for" else None
-    note = _agreeing_note(answer, rec.recommendation)
+    note = notes[:2] if notes is not None and notes[2] in explains else None
     if top is not None:
         lead = f"Recommendation: {label}, since {_continuing(top[0].sentence)}"
         # the engine's own sentence is kept apart, as it is for every reason (not a quote of a note)
