@@ -6,9 +6,11 @@
 gives the verdict.
 
 The engine answers only a *choice for the team* (the ask types ``choice``, or an open
-comparison that describes the team): the answer leads with the verdict, gives the top
-reasons (labelled as the engine's: they are rule explanations, not note sentences), and
-names the unknown answers that could still change it, never one the user stated. Any
+comparison that describes the team): the answer leads with the verdict and one reason, the
+notes' own answer to the question when it argues for that verdict, else the engine's first;
+then what was read, the engine's reasons (labelled as the engine's: they are rule
+explanations, not note sentences), and the unknown answers that could still change it, never
+one the user stated. Any
 other ask (what's going on, does X matter, is that realistic, what to watch for) keeps
 the cited answer from the notes; when the situation is rich and the ask weighs the choice
 (does it matter, is it realistic, what to watch for), one closing line adds the engine's
@@ -192,11 +194,18 @@ def _notes_lead(answer: Answer) -> tuple[AnswerSentence, Citation, str | None] |
     return lead, cited, argues_for(lead.text)
 
 
+#: Capitalized words of the notes that are names, kept as they are after "since".
+_NAMES = frozenset({"Pallas", "Cloud", "Google", "Grain"})
+
+
 def _continuing(sentence: str) -> str:
     """A reason sentence continued after "since": its first word lower-cased unless it is a name
-    ("On another cloud ..." becomes "on another cloud ...", "PyTorch targets ..." stays)."""
+    ("On another cloud ..." and "Large-scale training ..." continue in lower case, "PyTorch
+    targets ..." and "Pallas is ..." stay)."""
     first = sentence.split(" ", 1)[0]
-    return sentence[:1].lower() + sentence[1:] if first[1:] == first[1:].lower() and first.isalpha() else sentence
+    if first in _NAMES or not re.fullmatch(r"[A-Z][a-z'-]*", first):
+        return sentence
+    return sentence[:1].lower() + sentence[1:]
 
 
 def needs_reading(answer: Answer, question: str) -> bool:
@@ -256,11 +265,24 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     # the strongest answer against the verdict, so a GPU verdict does not hide the TPU signals
     chosen += [(r, cs) for r, cs in cited if cs and r.direction == "against"][:MAX_AGAINST]
     # the verdict and its first reason are one sentence, so the first sentence answers "should we?"
-    # with why ("GPU, since on another cloud a TPU also means moving to Google Cloud ..."); what was
-    # read from the message, and how sure the engine is, follow it
-    top = chosen.pop(0) if chosen and chosen[0][0].direction == "for" else None
+    # with why; what was read from the message, and how sure the engine is, follow it. The reason
+    # is the notes' own answer to this question when it argues for the verdict: chosen for the
+    # team's own words, it is the why in their terms ("a small team that fine-tunes now and then
+    # ... weeks of porting rarely pay back on short jobs"), where the engine's first reason is a
+    # general rule ("on another cloud a TPU also means moving to Google Cloud"), which then follows
+    # as the engine's reason. Both are cited; only note sentences carry a note's citation.
     note = notes[:2] if notes is not None and notes[2] in explains else None
-    if top is not None:
+    if note is not None and note[0].text in {r.sentence for r, _ in cited}:
+        note = None  # the engine's reasons already say it: said once, as the engine's
+    top = chosen.pop(0) if note is None and chosen and chosen[0][0].direction == "for" else None
+    if note is not None:
+        sentence, cite = note
+        sentences += [AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"),
+                      sentence.model_copy(update={"role": "answer"})]
+        joint = "because" if " since " in sentence.text else "since"  # not "since ..., since ..."
+        parts.append(f"Recommendation: {label}, {joint} {_continuing(sentence.text)} [{cite.chunk_id}]")
+        citations.setdefault(cite.chunk_id, cite)
+    elif top is not None:
         lead = f"Recommendation: {label}, since {_continuing(top[0].sentence)}"
         # the engine's own sentence is kept apart, as it is for every reason (not a quote of a note)
         sentences += [AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"),
@@ -272,13 +294,6 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         lead = f"Recommendation: {label}."
         sentences.append(AnswerSentence(text=lead, chunk_id="", role="verdict"))
         parts.append(lead)
-    if note is not None and note[0].text not in {r.sentence for r, _ in cited}:
-        # the notes' answer to this very question, when it argues for the verdict: the why in the
-        # team's own terms ("a small team that fine-tunes now and then ... short jobs") beside the
-        # engine's rule ("on another cloud ...")
-        sentences.append(note[0].model_copy(update={"role": "answer"}))
-        parts.append(f"From the notes: {note[0].text} [{note[1].chunk_id}]")
-        citations.setdefault(note[1].chunk_id, note[1])
     parts.append(f"Read from your message: {understood}{odds}.")
     for reason, cites in chosen:
         text = reason.sentence

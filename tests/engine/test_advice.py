@@ -46,23 +46,30 @@ def test_a_situational_question_gets_the_verdict_with_cited_reasons(qa) -> None:
     assert len(contract["recommendation"]["next_questions"][:MAX_OPEN_QUESTIONS]) <= MAX_OPEN_QUESTIONS
 
 
-def test_the_notes_answer_for_the_team_follows_the_verdict_it_argues_for(qa) -> None:  # type: ignore[no-untyped-def]
+def _verdict_note(line: str) -> tuple[str, str]:
+    """The note sentence and chunk a verdict line gives as its reason ("Recommendation: X, since <note> [chunk]")."""
+    found = re.fullmatch(r"Recommendation: (?:GPU now, TPU later|GPU|TPU), (?:since|because) (.+) \[([a-z0-9_]+:c\d{4})\]", line)
+    assert found is not None, line
+    return found.group(1), found.group(2)
+
+
+def test_the_notes_answer_for_the_team_is_the_reason_of_the_verdict_it_argues_for(qa) -> None:  # type: ignore[no-untyped-def]
     question = ("We're three engineers on AWS. Every month or two we fine-tune an open 7B model in PyTorch, "
                 "each job runs about a day. Should we switch to TPUs?")
     advice = advise(qa, question)
     assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
     lines = advice.answer.answer.split("\n")
-    assert lines[0].startswith("Recommendation: GPU, since ")
-    # the notes' own answer to the question (porting weeks against day-long jobs), cited, right after
-    # the verdict, and not one of the engine's reasons said twice
+    # the notes' own answer to the question (porting weeks against day-long jobs), cited, is the
+    # verdict's reason in the first sentence; the engine's rules follow as its reasons, none said twice
     from knowledge.qa.sides import argues_for
 
-    assert lines[1].startswith("From the notes: ")
-    note, cited = re.fullmatch(r"From the notes: (.+) \[([a-z0-9_]+:c\d{4})\]", lines[1]).groups()  # type: ignore[union-attr]
+    note, cited = _verdict_note(lines[0])
     assert cited in {c.chunk_id for c in advice.answer.citations}
-    assert any(s.text == note and s.chunk_id == cited for s in advice.answer.sentences)
+    assert any(s.text[1:] == note[1:] and s.chunk_id == cited for s in advice.answer.sentences)
     assert argues_for(note) == "gpu" and "port" in note.lower()
-    assert note not in {r.sentence for r in advice.recommendation.reasons}
+    assert all(note[1:] not in r.sentence for r in advice.recommendation.reasons)
+    assert lines[1].startswith("Read from your message: ")
+    assert any(line.startswith("The engine's reason: ") for line in lines[2:])
 
 
 def test_the_notes_answer_is_quoted_whatever_role_its_lead_plays(qa) -> None:  # type: ignore[no-untyped-def]
@@ -73,8 +80,8 @@ def test_the_notes_answer_is_quoted_whatever_role_its_lead_plays(qa) -> None:  #
     assert answer.sentences and answer.sentences[0].chunk_id
     advice = advise(qa, question)
     assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
-    lines = advice.answer.answer.split("\n")
-    assert lines[1] == f"From the notes: {answer.sentences[0].text} [{answer.sentences[0].chunk_id}]"
+    note, cited = _verdict_note(advice.answer.answer.split("\n")[0])
+    assert (note[1:], cited) == (answer.sentences[0].text[1:], answer.sentences[0].chunk_id)
 
 
 def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(qa) -> None:  # type: ignore[no-untyped-def]
@@ -87,10 +94,8 @@ def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(q
                      "We're a small team fine-tuning in PyTorch on AWS with 8 GPUs, should we look at TPUs?"]:
         advice = advise(qa, question)
         assert advice.recommendation is not None
-        notes = [line for line in advice.answer.answer.split("\n") if line.startswith("From the notes: ")]
-        assert len(notes) == 1, question
-        side = argues_for(re.sub(r" \[[^\]]+\]$", "", notes[0].removeprefix("From the notes: ")))
-        assert side in explains[advice.recommendation.recommendation], notes[0]
+        note, _ = _verdict_note(advice.answer.answer.split("\n")[0])
+        assert argues_for(note) in explains[advice.recommendation.recommendation], note
     # on Azure the engine says GPU while the notes' answer is "the strongest case for a TPU": not
     # shown under the verdict as if it were its reason
     question = "We're on Azure and our model is a stable transformer trained for weeks at large scale in JAX. Should we use TPUs?"
@@ -98,7 +103,7 @@ def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(q
     assert argues_for(lead.text) == "tpu"
     advice = advise(qa, question)
     assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
-    assert "From the notes: " not in advice.answer.answer and lead.text not in advice.answer.answer
+    assert lead.text[1:] not in advice.answer.answer
 
 
 def test_a_verdict_too_close_to_call_yields_the_lead_to_the_notes_arguing_the_other_way(qa) -> None:  # type: ignore[no-untyped-def]
