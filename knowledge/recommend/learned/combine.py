@@ -252,7 +252,7 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
         offered = {question.value} | {h[1] for h in out.conflicts if h[0] == name}
         # two values named are also the value that means both: "we train on GCP and serve from AWS"
         # is a multi-cloud team when the heads surely read the clause so
-        if len(offered) > 1 and name in WHOLES:
+        if len(offered) > 1 and name in WHOLES and not _a_list_of_clouds(out, name):
             offered.add(WHOLES[name])
         limits = reader.heads.manifest.thresholds[name]
         plain = [r for r in _unblocked(out, readings, name) if r.p >= limits.medium and not r.gated]
@@ -263,6 +263,16 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
             continue
         out.fields[name] = _evidence(max(sure, key=lambda r: r.p))
         out.confirmations = [c for c in out.confirmations if c.field != name]
+
+
+def _a_list_of_clouds(out: Extraction, name: str) -> bool:
+    """More clouds named than a multi-cloud team names (``[limits] multi_cloud_up_to`` of
+    ``message_checks.toml``): "AWS, Azure, GCP, Oracle Cloud, CoreWeave, Nebius, RunPod and
+    Paperspace" reads like a list of options or credits, which the reading asks about; the heads'
+    sure "multi-cloud" for it must not settle that question."""
+    from knowledge.recommend.message_checks import load_checks
+
+    return name == "cloud" and sum(h[0] == "cloud" for h in out.conflicts) > load_checks().limits.multi_cloud_up_to
 
 
 def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combined") -> Extraction:
