@@ -83,6 +83,24 @@ def test_a_rate_said_in_passing_does_not_make_a_figure_question(qa):
         assert qa.ask(question).decline_reason == "no_figure", question
 
 
+def test_how_large_before_a_noun_is_no_size_question(qa):
+    # outside writers (fq37): "how large training jobs are distributed" asks how, of jobs that are large
+    answer = qa.ask("Please compare how large training jobs are distributed across many chips on TPUs versus on GPU clusters.")
+    assert not answer.declined and answer.intent != "figure", answer.answer
+    assert re.search(r"NCCL|shard", answer.answer), answer.answer
+    for question in ("how large is a TPU pod?", "how big are v5e slices?"):
+        assert qa.intent(qa.clean(question)[0]).name == "figure", question
+
+
+def test_a_starved_chip_told_at_length_is_diagnosed_by_its_input_pipeline(qa):
+    # fq37: "Feeding a TPU fast enough takes a host input pipeline" says what a starved chip needs;
+    # a diagnosis cue missed "Feeding", and the ConcretizationTypeError sentence ("means") led instead
+    answer = qa.ask("Our JAX job on a v4 slice looks bad: the profiler says most of each step is spent waiting on "
+                    "input, the TPU is busy about 30% of the time. Data is JPEGs decoded in a Python loop. What is going on?")
+    assert not answer.declined and "Concretization" not in answer.sentences[0].text, answer.answer
+    assert re.search(r"input pipeline|input-bound|host", answer.sentences[0].text), answer.answer
+
+
 def test_odd_input_gets_a_one_line_decline(qa):
     for text, reason in (("!!! ??? 🙂🙂", "no_question"), ("¿Qué es una TPU y cuándo conviene usarla?", "language")):
         answer = qa.ask(text)
