@@ -10,11 +10,10 @@ comparison that describes the team): the answer leads with the verdict and one r
 notes' own answer to the question when it argues for that verdict, else the engine's first;
 then what was read, the engine's reasons (labelled as the engine's: they are rule
 explanations, not note sentences), and the unknown answers that could still change it, never
-one the user stated. Any
-other ask (what's going on, does X matter, is that realistic, what to watch for) keeps
-the cited answer from the notes; when the situation is rich and the ask weighs the choice
-(does it matter, is it realistic, what to watch for), one closing line adds the engine's
-verdict for it with a pointer to ``/recommend``.
+one the user stated. Any other ask (what's going on, does X matter, is that realistic, what to
+watch for) keeps the cited answer from the notes; when the situation is rich and the ask weighs
+the choice (does it matter, is it realistic, what to watch for), one closing line adds the
+engine's verdict for it with a pointer to ``/recommend``.
 """
 
 from __future__ import annotations
