@@ -33,6 +33,9 @@ def _typed(qa: QAEngine, question: str) -> str:
     ("gpu or tpu?", "compare"),
     ("We run only on Google Cloud. Does vendor lock-in matter for us?", "does_matter"),
     ("Our JAX job on a v4 pod shows the chips idle half the time. What's going on?", "diagnose"),
+    # a plan already made, then its pitfalls (fq36, fq37, fq38): the model read the team's plan as a choice
+    ("We want to serve a chat model on TPU, but prompts go from 5 tokens to 8k. Anything we should watch out for?", "watch"),
+    ("we've decided to try our PyTorch model on TPU via PyTorch/XLA. anything I should keep an eye on?", "watch"),
     ("why would a TPU sit idle?", "why"),
     ("what is XLA?", "what_is"),
 ])
