@@ -179,8 +179,8 @@ def _notes_lead(answer: Answer) -> tuple[AnswerSentence, Citation, str | None] |
     it is often the sentence the writer expected ("a small team that fine-tunes models now and
     then ... better served by GPUs, because weeks of porting ... rarely pay back on short jobs")
     where the engine's first reason is a general rule. Only a lead arguing for the verdict
-    (:data:`_EXPLAINS`) is put under it: one arguing the other way, or neither, would read as
-    the verdict's reason.
+    (:data:`_EXPLAINS`) is given as its reason; one arguing the other way, too close to call,
+    yields the lead to the notes (:func:`_verdict_line`).
     """
     from knowledge.qa.sides import argues_for
 
@@ -270,29 +270,26 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     # ... weeks of porting rarely pay back on short jobs"), where the engine's first reason is a
     # general rule ("on another cloud a TPU also means moving to Google Cloud"), which then follows
     # as the engine's reason. Both are cited; only note sentences carry a note's citation.
-    note = notes[:2] if notes is not None and notes[2] in explains else None
-    if note is not None and note[0].text in {r.sentence for r, _ in cited}:
-        note = None  # the engine's reasons already say it: said once, as the engine's
+    # (a note the engine's reasons already say is said once, as the engine's)
+    said = {r.sentence for r, _ in cited}
+    note = notes[:2] if notes is not None and notes[2] in explains and notes[0].text not in said else None
     top = chosen.pop(0) if note is None and chosen and chosen[0][0].direction == "for" else None
+    sentences.append(AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"))
     if note is not None:
         sentence, cite = note
-        sentences += [AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"),
-                      sentence.model_copy(update={"role": "answer"})]
+        sentences.append(sentence.model_copy(update={"role": "answer"}))
         joint = "because" if " since " in sentence.text else "since"  # not "since ..., since ..."
         parts.append(f"Recommendation: {label}, {joint} {_continuing(sentence.text)} [{cite.chunk_id}]")
         citations.setdefault(cite.chunk_id, cite)
     elif top is not None:
-        lead = f"Recommendation: {label}, since {_continuing(top[0].sentence)}"
         # the engine's own sentence is kept apart, as it is for every reason (not a quote of a note)
-        sentences += [AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"),
-                      AnswerSentence(text=top[0].sentence, chunk_id=top[1][0].chunk_id, role="answer")]
-        parts.append(f"{lead} " + " ".join(f"[{c.chunk_id}]" for c in top[1][:2]))
+        sentences.append(AnswerSentence(text=top[0].sentence, chunk_id=top[1][0].chunk_id, role="answer"))
+        parts.append(f"Recommendation: {label}, since {_continuing(top[0].sentence)} "
+                     + " ".join(f"[{c.chunk_id}]" for c in top[1][:2]))
         for c in top[1][:2]:
             citations.setdefault(c.chunk_id, c)
     else:
-        lead = f"Recommendation: {label}."
-        sentences.append(AnswerSentence(text=lead, chunk_id="", role="verdict"))
-        parts.append(lead)
+        parts.append(f"Recommendation: {label}.")
     parts.append(f"Read from your message: {understood}{odds}.")
     for reason, cites in chosen:
         text = reason.sentence
