@@ -134,3 +134,17 @@ def test_a_count_said_with_a_multiplier_is_multiplied(text: str, scale: str) -> 
     # "a couple thousand H100s" read as two devices was multi_device (fq28-17)
     assert profile_from_text(text).answers().get("scale") == scale
 
+
+
+@pytest.mark.parametrize(("text", "scale"), [
+    ("64 A100s in our own data center", "multi_device"),
+    ("sharded data parallel across 64 GPUs", "multi_device"),
+    ("16 servers of A100", "multi_device"),
+    ("we run on 128 GPUs", "massive"),
+    ("a cluster of 256 chips", "massive"),
+    ("64 nodes of H100", "massive"),
+])
+def test_massive_starts_at_hundreds_of_chips(text: str, scale: str) -> None:
+    # every labelled message and clause with 64 devices (26, outside writers and ours) calls it
+    # multi-device; the threshold of 64 read them all as massive (fm32-36, fm33-20, fm33-35)
+    assert profile_from_text(text).answers().get("scale") == scale
