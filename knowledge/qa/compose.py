@@ -49,6 +49,9 @@ __all__ = [
 #: must lead with a sentence of their shape (an explicit polarity, the option named, an action,
 #: a verdict) and the model only ranks those.
 _MODEL_LEADS = frozenset({"why", "how", "list", "does_matter", "diagnose", "realistic", "watch", "compare"})
+#: Asks a verdict does not answer: "anything we should watch out for on TPU pods?" after a decided
+#: plan wants the risks, and "what's going on?" the cause, not "the strongest case for a TPU".
+_NO_VERDICT_LEADS = frozenset({"watch", "diagnose"})
 _DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
 
 
@@ -283,7 +286,8 @@ def _plain(
         # team's "our chips sit idle, what's going on?")
         if kind in _MODEL_LEADS and any(c.lead for c in cands) and not (told and has_lead_cues(kind)):
             # the fitted lead model weighs the ask fit with every other signal (knowledge.qa.lead_model)
-            lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s) and not is_hedge(s), wide=told)
+            lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s) and not is_hedge(s)
+                         and not (kind in _NO_VERDICT_LEADS and is_verdict(s)), wide=told)
         else:
             lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
     elif intent.name == "definition" and intent.decided_by.startswith("cue"):

@@ -101,6 +101,18 @@ def test_a_starved_chip_told_at_length_is_diagnosed_by_its_input_pipeline(qa):
     assert re.search(r"input pipeline|input-bound|host", answer.sentences[0].text), answer.answer
 
 
+def test_a_plan_asking_what_to_watch_for_is_not_led_by_the_case_for_it(qa):
+    # fq30/fq38: a JAX team on Google Cloud with its pod move decided asks what to watch out for;
+    # "the strongest case for a TPU" (a verdict) had led, which answers "should we?", not "what could bite us?"
+    from knowledge.qa.sides import is_verdict
+
+    answer = qa.ask("so we're planning to move our big transformer pretraining onto tpu pods next quarter "
+                    "(already in jax, on gcp). anything we should watch out for so we don't burn money?")
+    assert not answer.declined and answer.ask == "watch", answer.answer
+    assert not is_verdict(answer.sentences[0].text), answer.answer
+    assert "strongest case" not in answer.sentences[0].text, answer.answer
+
+
 def test_odd_input_gets_a_one_line_decline(qa):
     for text, reason in (("!!! ??? 🙂🙂", "no_question"), ("¿Qué es una TPU y cuándo conviene usarla?", "language")):
         answer = qa.ask(text)
