@@ -34,7 +34,7 @@ from knowledge.qa.asks import Ask
 from knowledge.qa.intent import CHOICE_INTENTS, Intent
 from knowledge.qa.lead_model import feature_rows, lead_model
 from knowledge.qa.leads import answers_ask, has_lead_cues, is_hedge
-from knowledge.qa.lexical import tokenize
+from knowledge.qa.lexical import sentence_idf, tokenize
 from knowledge.qa.params import AnswerParams
 from knowledge.qa.retrieval import Hit
 from knowledge.qa.sides import ComposeVocabulary, argues_for, is_verdict, mentions_domain, side_of, vocabulary
@@ -69,36 +69,12 @@ class Candidate:
     lead: float = 0.0  # how likely it answers the ask, by the fitted lead model (knowledge.qa.lead_model)
 
 
-_IDF: dict[int, tuple[Store, dict[str, float]]] = {}
-
-
-def _idf(store: Store) -> dict[str, float]:
-    """Inverse sentence frequency of every token in the store (cached per store).
-
-    Word overlap weighted by it rewards a sentence for sharing the question's rare words
-    ("billed", "float64"), not for saying "TPU", which nearly every sentence does.
-    """
-    cached = _IDF.get(id(store))
-    if cached is not None and cached[0] is store:
-        return cached[1]
-    df: dict[str, int] = {}
-    n = 0
-    for chunk in store.chunks:
-        for s in chunk.sentences:
-            n += 1
-            for tok in set(tokenize(s)):
-                df[tok] = df.get(tok, 0) + 1
-    idf = {tok: float(np.log((n + 1) / (d + 0.5))) for tok, d in df.items()}
-    _IDF[id(store)] = (store, idf)
-    return idf
-
-
 def _candidates(
     question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams,
     form_scores: dict[str, float] | None = None,
 ) -> list[Candidate]:
     qtokens = set(tokenize(question))
-    idf = _idf(store)
+    idf = sentence_idf(store)
     default = max(idf.values(), default=1.0)
     qweight = sum(idf.get(t, default) for t in qtokens)
     out: list[Candidate] = []

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from indexer.ondisk import Store, StoredChunk
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
-from knowledge.qa.lexical import tokenize
+from knowledge.qa.lexical import sentence_idf, tokenize
 from knowledge.qa.params import CuratedParams
 
 __all__ = ["CuratedEntry", "CuratedMatch", "CuratedMatcher", "cites_map", "NOTES_PREFIX", "FaqForms", "faq_forms"]
@@ -165,6 +165,8 @@ class CuratedMatcher:
         known = data.by_question() if embedder is not None else {}
         self._generic = set(tokenize(" ".join(data.generic)))
         self._topics: list[set[str]] = []
+        #: every word of an entry: its question, its forms and its answer
+        self._words: list[set[str]] = []
         texts: list[str] = []
         for i, entry in enumerate(self.entries):
             words = set(tokenize(entry.question))
@@ -173,6 +175,7 @@ class CuratedMatcher:
                 owners.append(i)
                 words |= set(tokenize(form))
             self._topics.append(words - self._generic)
+            self._words.append(words | {t for text, _ in entry.sentences for t in tokenize(text)})
         if texts and embedder is not None:
             form_vectors.append(np.asarray(embedder.encode(texts), dtype=np.float32))
         self._rows = np.concatenate(form_vectors) if self.entries else np.zeros((0, dim), dtype=np.float32)
@@ -198,6 +201,21 @@ class CuratedMatcher:
         i = self.entries.index(entry)
         return bool((set(tokenize(question)) - self._generic) & self._topics[i])
 
+    def misses_rare_word(self, question: str, qvec: np.ndarray, entry: CuratedEntry, min_idf: float) -> bool:
+        """Whether the question names a word the notes say in only a few sentences (inverse
+        sentence frequency at least ``min_idf``) that the entry never says, and a sentence of the
+        notes that says it is closer to the question than any of the entry's answer: "spot TPUs,
+        what's the catch?" is about spot TPUs, which the general "what's the catch with TPUs?"
+        entry does not cover and the spot sentence does. (A rare word said in passing, "natively",
+        "clarify", has no closer sentence.)"""
+        idf = sentence_idf(self.store)
+        words = self._words[self.entries.index(entry)]
+        rare = {t for t in tokenize(question) if idf.get(t, 0.0) >= min_idf and t not in words}
+        if not rare:
+            return False
+        rows = [c.sentence_start + j for c in self.store.chunks for j, text in enumerate(c.sentences) if rare & set(tokenize(text))]
+        return bool(rows) and float((self.store.sentence_vectors[rows] @ qvec).max()) > self.answer_similarity(qvec, entry)
+
     def answer_similarity(self, qvec: np.ndarray, entry: CuratedEntry) -> float:
         """The best cosine of the question with one of the entry's answer sentences."""
         best = -1.0
@@ -214,7 +232,9 @@ class CuratedMatcher:
         best = self.best(qvec)
         if best is None:
             return None
-        if question is not None and not self.names_topic(question, best.entry):
+        if question is not None and (
+            not self.names_topic(question, best.entry) or self.misses_rare_word(question, qvec, best.entry, params.rare_word_idf)
+        ):
             return None
         if self.answer_similarity(qvec, best.entry) < params.min_answer_similarity:
             return None

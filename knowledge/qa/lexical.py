@@ -7,17 +7,20 @@ acronym plurals ("TPUs") are folded first because the stemmer leaves them alone.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import Stemmer
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from knowledge.qa.bm25 import bm25s
 
-__all__ = ["tokenize", "STOPWORDS"]
+__all__ = ["tokenize", "sentence_idf", "STOPWORDS"]
 
 #: Question words and fillers that carry no topic. "vs" stays: it marks a trade-off.
 STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN_PLUS) | {"would", "could", "should", "us", "we", "our", "i", "my", "one", "use", "using"}
@@ -72,3 +75,39 @@ def tokenize(text: str) -> list[str]:
                 if word and word not in STOPWORDS:
                     words.append(word)
     return _stemmer().stemWords(words)
+
+
+_IDF: dict[int, tuple[object, dict[str, float]]] = {}
+
+
+class _Sentences(Protocol):
+    @property
+    def sentences(self) -> list[str]: ...
+
+
+class _Store(Protocol):
+    @property
+    def chunks(self) -> "Sequence[_Sentences]": ...
+
+
+def sentence_idf(store: _Store) -> dict[str, float]:
+    """Inverse sentence frequency of every token of the store's sentences (cached per store).
+
+    Word overlap weighted by it rewards a sentence for sharing the question's rare words
+    ("billed", "float64"), not for saying "TPU", which nearly every sentence does; and a word
+    the notes say in few sentences is what a question holding it is about ("spot" in "spot
+    TPUs, what's the catch?"), which a general answer does not cover.
+    """
+    cached = _IDF.get(id(store))
+    if cached is not None and cached[0] is store:
+        return cached[1]
+    df: dict[str, int] = {}
+    n = 0
+    for chunk in store.chunks:
+        for s in chunk.sentences:
+            n += 1
+            for tok in set(tokenize(s)):
+                df[tok] = df.get(tok, 0) + 1
+    idf = {tok: math.log((n + 1) / (d + 0.5)) for tok, d in df.items()}
+    _IDF[id(store)] = (store, idf)
+    return idf

@@ -70,6 +70,10 @@ class CuratedParams(_Strict):
     #: the option of moving to TPUs later?" vs "when should we stay on GPUs rather than move
     #: to TPUs?") shares the heading's words, not its answer's
     min_answer_similarity: float = Field(0.40, ge=0, le=1)
+    #: ... and the question names no word that the notes say in only a few sentences (this
+    #: inverse sentence frequency or more; 4.0 is at most three of the notes' ~170 sentences)
+    #: and the entry never says: "spot TPUs, what's the catch?" is not the general catch
+    rare_word_idf: float = Field(4.0, gt=0)
 
 
 class QAParams(_Strict):
