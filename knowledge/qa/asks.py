@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
-    "looks_like_log", "leans_on_context", "cue_type", "accelerator_options", "names_both", "intent_type", "INTENT_TYPES",
+    "looks_like_log", "leans_on_context", "cue_type", "without_cue", "accelerator_options", "names_both", "intent_type", "INTENT_TYPES",
 ]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
@@ -168,6 +168,17 @@ def cue_type(text: str) -> str | None:
             if any(p.search(where) for p in patterns):
                 return name
     return None
+
+
+def without_cue(text: str, kind: str) -> str | None:
+    """``text`` with a cue of answer type ``kind`` taken out ("what are the main gotchas"
+    of "what are the main gotchas with spot TPUs?" leaves "with spot TPUs?"; the longest cue that
+    matches), or None when no cue of that type is in it: what the ask names beyond asking."""
+    found = [m for name, patterns in _type_cues() if name == kind for p in patterns if (m := p.search(text))]
+    if not found:
+        return None
+    m = max(found, key=lambda m: m.end() - m.start())  # the whole cue, not a shorter one inside it
+    return (text[: m.start()] + " " + text[m.end() :]).strip()
 
 
 def accelerator_options(text: str) -> bool:

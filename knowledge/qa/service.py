@@ -34,7 +34,7 @@ from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, gate_sure, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, too_weak
 from knowledge.qa.answers import Answer
 from knowledge.qa.ask_model import ask_type
-from knowledge.qa.asks import Ask, asks_for_method, focus_of, leans_on_context, split_asks
+from knowledge.qa.asks import Ask, asks_for_method, focus_of, leans_on_context, split_asks, without_cue
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.fixed_texts import query_side_texts
@@ -42,6 +42,7 @@ from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_q
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, intent_data
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
+from knowledge.qa.lexical import sentence_idf, tokenize
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 from knowledge.qa.scope import asking_clause, asks_elsewhere
@@ -232,11 +233,26 @@ class QAEngine:
             qvec = vectors[query] if query in vectors else self.encode_query(query)  # a retry with context: encoded now
             return self._answer_ask(query, qvec, one, mode, [], used=used, step=step)
 
-        def may_carry(one: Ask) -> bool:  # it points back, or the gate alone does not call it out of the domain
+        def may_carry(one: Ask) -> bool:
+            # it points back, or it asks what to watch out for about the thing an ask before it
+            # named, or the gate alone does not call it out of the domain
+            if leans_on_context(one.text) or self._watches_what_came_before(one.text):
+                return True
             qvec = vectors[one.query]
-            return leans_on_context(one.text) or not out_of_domain(qvec, self.retrieve(one.query, mode=mode, qvec=qvec)[1])
+            return not out_of_domain(qvec, self.retrieve(one.query, mode=mode, qvec=qvec)[1])
 
         return join_asks(text, asks, answer_asks(asks, answer_one, may_carry, context), notices, mode)
+
+    def _watches_what_came_before(self, text: str) -> bool:
+        """A what-to-watch-for ask that names nothing the notes do not ("what are the main gotchas?",
+        "anything to watch out for?" after "are we still billed while the job stalls?") is about
+        the plan or thing an ask before it named; "what are the risks of eating pizza daily?" names
+        its own thing, which the notes never say."""
+        rest = without_cue(text, "watch")
+        if rest is None:
+            return False
+        known = sentence_idf(self.store)
+        return all(t in known for t in tokenize(rest))
 
     def _admitted(self, text: str, qvec: np.ndarray, mode: Mode) -> bool:
         """The learned gate overrules an out-of-scope call by prototypes or by an off-topic clause

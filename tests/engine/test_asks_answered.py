@@ -174,6 +174,20 @@ def test_a_later_ask_that_leans_on_the_one_before_it_is_answered_with_its_contex
     assert re.search(r"[Dd]elet", answer.answer), answer.answer
 
 
+def test_a_later_ask_of_what_to_watch_for_is_about_what_came_before(qa):
+    # fq39-13, fq40-11: "what are the main gotchas?" / "anything to watch out for?" name nothing of
+    # the domain and were declined; they ask about the thing the ask before them named
+    for question in ("(1) can our PyTorch training code run on a TPU at all? (2) what are the main gotchas?",
+                     "If our TPU VM is up but the job is stalled waiting on GCS reads overnight, are we still "
+                     "getting charged? anything to watch out for?"):
+        answer = qa.ask(question)
+        assert answer.ask == "multi" and len(answer.parts) == 2, answer.answer
+        assert all(not p.declined for p in answer.parts), answer.answer
+    # one that names its own thing, which the notes never say, is not carried
+    answer = qa.ask("(1) is a TPU cheaper than a GPU for training? (2) what are the risks of eating pizza daily?")
+    assert not answer.parts[0].declined and answer.parts[1].declined, answer.answer
+
+
 def test_a_later_ask_about_something_else_stays_declined_whatever_came_before(qa):
     for question in ("does XLA need static shapes? also, what is the capital of France?",
                      "(1) what is XLA? (2) what is the best pizza in NYC?"):
