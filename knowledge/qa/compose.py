@@ -290,7 +290,13 @@ def _plain(
         # supporting sentence it scores far below the lead is on the subject, not on the ask ("the
         # GPU is called a workshop" crowded out "GPU clusters scale across nodes with NCCL" by relevance)
         pool = [c for c in pool if c.lead >= lead.lead - params.support_lead_gap]
-    others = _mmr(pool, intent.max_sentences - 1, params, [lead], top=lead.relevance)
+    # a list asked for goes on in the sentence after its lead ("... are a poor fit for a TPU.
+    # Scientific computing that needs double precision does not belong on a TPU either"): that
+    # sentence names another item, not the question's words, so the support rule alone drops it
+    listed = [c for c in cands if ask is not None and ask.type == "list" and c.chunk.chunk_id == lead.chunk.chunk_id
+              and c.position == lead.position + 1 and not is_hedge(c.text)][: max(0, intent.max_sentences - 1)]
+    others = listed + _mmr([c for c in pool if c not in listed], intent.max_sentences - 1 - len(listed), params,
+                           [lead, *listed], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
     # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict
     verdict = ask is not None and (
