@@ -302,6 +302,27 @@ def test_clouds_named_plainly_are_a_multi_cloud_team_and_a_planned_or_retracted_
     assert cloud("we train on AWS, sorry, I mean Azure. pytorch, 4 V100s") == (None, ["multi_cloud"])
 
 
+def test_lambda_named_alone_is_the_neocloud_and_aws_lambda_is_not(reader: ClauseReader) -> None:
+    # fm34-47, fm35-09: "split between Lambda and RunPod", "CoreWeave plus some overflow on Lambda"
+    # are two clouds; only "Lambda Labs" / "Lambda Cloud" used to count as a cloud's name
+    from knowledge.recommend.reading import read_message
+
+    for text in ("We train on about 16 A100s split between Lambda and RunPod depending on who has capacity.",
+                 "compute is on CoreWeave plus some overflow on Lambda."):
+        got = read_message(text, extract=lambda t: extract_message(t, reader)).stated.get("cloud")
+        assert got is not None and got.value == "multi_cloud", text
+    got = read_message("we're on AWS and use AWS Lambda for the API", extract=lambda t: extract_message(t, reader))
+    assert got.stated["cloud"].value == "other_single_cloud"
+
+
+def test_cuda_and_xla_skills_said_apart_are_both(reader: ClauseReader) -> None:
+    # fm34-17: the rules read "one CUDA expert" and stopped there; the team knows XLA too
+    text = "Team has two people who worked with XLA a lot and one CUDA expert, so we are comfortable on both sides."
+    assert extract_message(text, reader).answers()["team_expertise"] == "both"
+    # one skill said, the other denied: still one
+    assert extract_message("we know CUDA well but nobody has touched XLA", reader).answers()["team_expertise"] == "cuda"
+
+
 def test_a_planned_mention_does_not_unsettle_a_field_said_plainly(reader: ClauseReader) -> None:
     # "might go hybrid with GCP later" asked "Did you mean multi cloud?" over the plainly said on-prem:
     # the rules' conflict (on_prem, google_cloud) is recorded though a question was asked, and settled

@@ -50,8 +50,13 @@ class Union:
         return set(self.sides) if value == self.whole else {value} & set(self.sides)
 
 
-#: The profile's union fields (the schema's own meaning: "both" is training and inference).
-UNIONS: tuple[Union, ...] = (Union("workload", ("training", "inference"), "both"),)
+#: The profile's union fields (the schema's own meaning: "both" is training and inference, and a
+#: team with CUDA and XLA skills has both: "two of us know XLA well and one is a CUDA expert" was
+#: read as CUDA alone, fm34 and fm35).
+UNIONS: tuple[Union, ...] = (
+    Union("workload", ("training", "inference"), "both"),
+    Union("team_expertise", ("cuda", "xla"), "both"),
+)
 
 #: Per field, the value that means "more than one of the others": a union's whole ("both"), and
 #: for the cloud "multi_cloud" (two clouds named, or a cloud and our own racks, are a team on
