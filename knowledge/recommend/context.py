@@ -56,6 +56,7 @@ class ContextCues(BaseModel):
     self_words: str
     generic_opening: str
     elsewhere: str
+    negation_after: str
     transition_after: str
     others: str
 
@@ -77,6 +78,7 @@ class CompiledContext:
     self_words: re.Pattern[str]
     generic_opening: re.Pattern[str]
     elsewhere: re.Pattern[str]
+    negation_after: re.Pattern[str]
     transition_after: re.Pattern[str]
     others: re.Pattern[str]
 
@@ -95,6 +97,7 @@ class CompiledContext:
             self_words=re.compile(cues.self_words, re.IGNORECASE),
             generic_opening=re.compile(cues.generic_opening, re.IGNORECASE),
             elsewhere=re.compile(cues.elsewhere, re.IGNORECASE),
+            negation_after=re.compile(rf"^{fill}\s+(?:{cues.negation_after})\b", re.IGNORECASE),
             transition_after=re.compile(rf"^{fill}\s+(?:{cues.transition_after})\b", re.IGNORECASE),
             others=re.compile(cues.others, re.IGNORECASE),
         )
@@ -122,6 +125,8 @@ class CompiledContext:
         if self.hedge.search(before):  # before the others: "not sure if we use ..." is a hedge
             return "ask"
         if self.negation.search(before) or self.hypothetical.search(before):
+            return "drop"
+        if self.negation_after.search(text[end:min(c_end, end + REACH)]):  # "cheapest isn't the point"
             return "drop"
         if self.transition_after.search(text[end:min(c_end, end + REACH)]):  # "a Keras shop migrating to JAX": on the way out
             return "ask"

@@ -148,3 +148,18 @@ def test_massive_starts_at_hundreds_of_chips(text: str, scale: str) -> None:
     # every labelled message and clause with 64 devices (26, outside writers and ours) calls it
     # multi-device; the threshold of 64 read them all as massive (fm32-36, fm33-20, fm33-35)
     assert profile_from_text(text).answers().get("scale") == scale
+
+
+@pytest.mark.parametrize("text", [
+    "cheapest isn't the point, i just want to hack on whatever without friction",
+    "we don't care about being the cheapest",
+    "dont need the absolute cheapest",
+])
+def test_a_denied_priority_is_not_the_teams(text: str) -> None:
+    # fm34-37, fm35-21: a denial after the match, or before it across "the absolute" / "care about
+    # being", read as cost first
+    assert "priority" not in profile_from_text(text).answers()
+
+
+def test_a_priority_said_plainly_still_counts() -> None:
+    assert profile_from_text("cost is everything for us").answers()["priority"] == "cost_at_scale"
