@@ -167,6 +167,7 @@ class CuratedMatcher:
         self._topics: list[set[str]] = []
         #: every word of an entry: its question, its forms and its answer
         self._words: list[set[str]] = []
+        self._rows_words: list[tuple[int, frozenset[str]]] | None = None
         texts: list[str] = []
         for i, entry in enumerate(self.entries):
             words = set(tokenize(entry.question))
@@ -213,8 +214,15 @@ class CuratedMatcher:
         rare = {t for t in tokenize(question) if idf.get(t, 0.0) >= min_idf and t not in words}
         if not rare:
             return False
-        rows = [c.sentence_start + j for c in self.store.chunks for j, text in enumerate(c.sentences) if rare & set(tokenize(text))]
+        rows = [row for row, words_of in self._sentence_words() if rare & words_of]
         return bool(rows) and float((self.store.sentence_vectors[rows] @ qvec).max()) > self.answer_similarity(qvec, entry)
+
+    def _sentence_words(self) -> list[tuple[int, frozenset[str]]]:
+        """(row in the store's sentence vectors, its words) for every sentence of the notes, built once."""
+        if self._rows_words is None:
+            self._rows_words = [(c.sentence_start + j, frozenset(tokenize(text)))
+                                for c in self.store.chunks for j, text in enumerate(c.sentences)]
+        return self._rows_words
 
     def answer_similarity(self, qvec: np.ndarray, entry: CuratedEntry) -> float:
         """The best cosine of the question with one of the entry's answer sentences."""
