@@ -293,8 +293,9 @@ def _plain(
     # a list asked for goes on in the sentence after its lead ("... are a poor fit for a TPU.
     # Scientific computing that needs double precision does not belong on a TPU either"): that
     # sentence names another item, not the question's words, so the support rule alone drops it
-    listed = [c for c in cands if ask is not None and ask.type == "list" and c.chunk.chunk_id == lead.chunk.chunk_id
-              and c.position == lead.position + 1 and not is_hedge(c.text)][: max(0, intent.max_sentences - 1)]
+    listed = [] if ask is None or ask.type != "list" else [
+        c for c in cands if c.chunk.chunk_id == lead.chunk.chunk_id and c.position == lead.position + 1 and not is_hedge(c.text)
+    ][: max(0, intent.max_sentences - 1)]
     others = listed + _mmr([c for c in pool if c not in listed], intent.max_sentences - 1 - len(listed), params,
                            [lead, *listed], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from indexer.ondisk import Store, StoredChunk
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
-from knowledge.qa.lexical import sentence_idf, tokenize
+from knowledge.qa.lexical import sentence_idf, sentence_words, tokenize
 from knowledge.qa.params import CuratedParams
 
 __all__ = ["CuratedEntry", "CuratedMatch", "CuratedMatcher", "cites_map", "NOTES_PREFIX", "FaqForms", "faq_forms"]
@@ -165,9 +165,8 @@ class CuratedMatcher:
         known = data.by_question() if embedder is not None else {}
         self._generic = set(tokenize(" ".join(data.generic)))
         self._topics: list[set[str]] = []
-        #: every word of an entry: its question, its forms and its answer
-        self._words: list[set[str]] = []
-        self._rows_words: list[tuple[int, frozenset[str]]] | None = None
+        #: the words an entry is asked in: its question and its forms
+        self._asked: list[set[str]] = []
         texts: list[str] = []
         for i, entry in enumerate(self.entries):
             words = set(tokenize(entry.question))
@@ -176,7 +175,7 @@ class CuratedMatcher:
                 owners.append(i)
                 words |= set(tokenize(form))
             self._topics.append(words - self._generic)
-            self._words.append(words | {t for text, _ in entry.sentences for t in tokenize(text)})
+            self._asked.append(words)
         if texts and embedder is not None:
             form_vectors.append(np.asarray(embedder.encode(texts), dtype=np.float32))
         self._rows = np.concatenate(form_vectors) if self.entries else np.zeros((0, dim), dtype=np.float32)
@@ -210,19 +209,14 @@ class CuratedMatcher:
         entry does not cover and the spot sentence does. (A rare word said in passing, "natively",
         "clarify", has no closer sentence.)"""
         idf = sentence_idf(self.store)
-        words = self._words[self.entries.index(entry)]
-        rare = {t for t in tokenize(question) if idf.get(t, 0.0) >= min_idf and t not in words}
+        by_row = sentence_words(self.store)
+        said = self._asked[self.entries.index(entry)].union(
+            *(by_row[c.sentence_start + j] for c in entry.chunks for j in range(len(c.sentences))))
+        rare = {t for t in tokenize(question) if idf.get(t, 0.0) >= min_idf and t not in said}
         if not rare:
             return False
-        rows = [row for row, words_of in self._sentence_words() if rare & words_of]
+        rows = [row for row, words in enumerate(by_row) if rare & words]
         return bool(rows) and float((self.store.sentence_vectors[rows] @ qvec).max()) > self.answer_similarity(qvec, entry)
-
-    def _sentence_words(self) -> list[tuple[int, frozenset[str]]]:
-        """(row in the store's sentence vectors, its words) for every sentence of the notes, built once."""
-        if self._rows_words is None:
-            self._rows_words = [(c.sentence_start + j, frozenset(tokenize(text)))
-                                for c in self.store.chunks for j, text in enumerate(c.sentences)]
-        return self._rows_words
 
     def answer_similarity(self, qvec: np.ndarray, entry: CuratedEntry) -> float:
         """The best cosine of the question with one of the entry's answer sentences."""

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from knowledge.qa.bm25 import bm25s
 
-__all__ = ["tokenize", "sentence_idf", "STOPWORDS"]
+__all__ = ["tokenize", "sentence_idf", "sentence_words", "STOPWORDS"]
 
 #: Question words and fillers that carry no topic. "vs" stays: it marks a trade-off.
 STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN_PLUS) | {"would", "could", "should", "us", "we", "our", "i", "my", "one", "use", "using"}
@@ -77,6 +77,7 @@ def tokenize(text: str) -> list[str]:
     return _stemmer().stemWords(words)
 
 
+_WORDS: dict[int, tuple[object, list[frozenset[str]]]] = {}
 _IDF: dict[int, tuple[object, dict[str, float]]] = {}
 
 
@@ -90,6 +91,17 @@ class _Store(Protocol):
     def chunks(self) -> "Sequence[_Sentences]": ...
 
 
+def sentence_words(store: _Store) -> list[frozenset[str]]:
+    """The words of every sentence of the store, in the order of its sentence vectors (chunk by
+    chunk), tokenized once per store: the IDF, the curated matcher and the answerer all read them."""
+    cached = _WORDS.get(id(store))
+    if cached is not None and cached[0] is store:
+        return cached[1]
+    words = [frozenset(tokenize(s)) for chunk in store.chunks for s in chunk.sentences]
+    _WORDS[id(store)] = (store, words)
+    return words
+
+
 def sentence_idf(store: _Store) -> dict[str, float]:
     """Inverse sentence frequency of every token of the store's sentences (cached per store).
 
@@ -101,13 +113,12 @@ def sentence_idf(store: _Store) -> dict[str, float]:
     cached = _IDF.get(id(store))
     if cached is not None and cached[0] is store:
         return cached[1]
+    rows = sentence_words(store)
     df: dict[str, int] = {}
-    n = 0
-    for chunk in store.chunks:
-        for s in chunk.sentences:
-            n += 1
-            for tok in set(tokenize(s)):
-                df[tok] = df.get(tok, 0) + 1
+    for words in rows:
+        for tok in words:
+            df[tok] = df.get(tok, 0) + 1
+    n = len(rows)
     idf = {tok: math.log((n + 1) / (d + 0.5)) for tok, d in df.items()}
     _IDF[id(store)] = (store, idf)
     return idf
