@@ -40,7 +40,8 @@ def run_fit_gate(settings: HwbotSettings, batches: list[Path], *, lobo: bool) ->
     labels = {name: np.asarray([o for _, o in items], dtype=np.float64) for name, items in sources.items()}
 
     def fit(names: list[str]) -> domain_gate.Gate:
-        return fit_gate(np.vstack([rows[n] for n in names]), np.concatenate([labels[n] for n in names]), names)
+        return fit_gate(np.vstack([rows[n] for n in names]), np.concatenate([labels[n] for n in names]), names,
+                        known_sources=sorted({c.source_id for c in engine.store.chunks}))
 
     if not lobo:
         gate = fit(list(sources))

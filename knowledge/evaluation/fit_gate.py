@@ -124,7 +124,7 @@ def _fit_raw(x: np.ndarray, y: np.ndarray, dim: int, l2: float) -> tuple[np.ndar
 def fit_gate(
     x: np.ndarray, y: np.ndarray, fitted_on: list[str], *, dim: int = 384, l2: float = _L2,
     max_in_declined: float = 0.01, min_threshold: float = 0.6, seed: int = 0,
-    max_out_admitted: float = 0.01, max_in_threshold: float = 0.2,
+    max_out_admitted: float = 0.01, max_in_threshold: float = 0.2, known_sources: list[str] | None = None,
 ) -> Gate:
     """Fit on rows ``x`` (raw), labels ``y`` (1 = out of domain); calibrate the threshold out of fold."""
     y = y.astype(np.float64)
@@ -153,6 +153,7 @@ def fit_gate(
         threshold=threshold, oof_in_declined=float((oof[y == 0] >= threshold).mean()),
         oof_out_declined=float((oof[y == 1] >= threshold).mean()),
         in_threshold=in_threshold, oof_out_admitted=float((oof[y == 1] < in_threshold).mean()),
+        known_sources=sorted(known_sources or []),
     )
     return Gate(manifest, w)
 

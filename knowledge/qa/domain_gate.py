@@ -65,6 +65,11 @@ class GateModel(BaseModel):
     in_threshold: float = 0.0
     #: out-of-fold share of out-of-domain training questions below ``in_threshold`` (for the record)
     oof_out_admitted: float = 0.0
+    #: the source ids of the notes the gate was fitted against. It learned what *those* notes
+    #: cover, so a question whose best evidence lies only in notes a team added itself ("What is
+    #: the Quokka reservation?") is not the gate's to judge; the evidence thresholds still are.
+    #: Empty: every question is judged.
+    known_sources: list[str] = []
 
     @model_validator(mode="after")
     def _consistent(self) -> "GateModel":
@@ -104,7 +109,15 @@ class Gate:
         z = self.standardize(np.atleast_2d(rows)) @ self.weights + self.manifest.bias
         return 1.0 / (1.0 + np.exp(-z))
 
+    def judges(self, evidence: Evidence) -> bool:
+        """False when the question's best evidence (by meaning and by words) lies only in notes the
+        gate never saw: a team's own notes define their own domain."""
+        known = self.manifest.known_sources
+        return not known or not evidence.lead_sources or any(s in known for s in evidence.lead_sources)
+
     def declines(self, qvec: np.ndarray, evidence: Evidence) -> bool:
+        if not self.judges(evidence):
+            return False
         return bool(self.probability(gate_features(qvec, evidence))[0] >= self.manifest.threshold)
 
     def admits(self, qvec: np.ndarray, evidence: Evidence) -> bool:

@@ -52,6 +52,9 @@ class Evidence:
     top_heading: float = -1.0
     #: sentence text -> the question's cosine with that sentence's closest question form
     form_scores: dict[str, float] = field(default_factory=dict)
+    #: the sources of the closest chunk by meaning and of the best chunk by words (one entry
+    #: when they agree): whose notes the question is about, for the out-of-domain gate
+    lead_sources: tuple[str, ...] = ()
 
     @property
     def top_form(self) -> float:
@@ -106,6 +109,11 @@ class Retriever:
             return -1.0
         return float((self.store.heading_vectors[rows] @ qvec).max())
 
+    def _lead_sources(self, dense: np.ndarray, lexical: np.ndarray) -> tuple[str, ...]:
+        """The sources of the best chunk by cosine and, when any word matched, by BM25."""
+        best = [int(np.argmax(dense))] + ([int(np.argmax(lexical))] if float(lexical.max()) > 0 else [])
+        return tuple(dict.fromkeys(self.store.chunks[i].source_id for i in best))
+
     def _bm25_scores(self, question: str) -> np.ndarray:
         tokens = tokenize(question)
         if not tokens:
@@ -146,6 +154,7 @@ class Retriever:
             top_bm25=float(lexical.max()),
             top_heading=self._top_heading(qvec, dense_rank),
             form_scores=form_scores,
+            lead_sources=self._lead_sources(dense, lexical),
         )
         bm25_rank = [int(i) for i in np.argsort(-lexical, kind="stable")[:depth] if lexical[i] > 0]
         if mode == "dense":

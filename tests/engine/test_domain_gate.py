@@ -4,6 +4,8 @@ notes cover, in chatty or typo'd wording, are still answered. Real model, real i
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from pydantic import ValidationError
@@ -138,7 +140,7 @@ def test_refitting_from_the_repository_reproduces_the_committed_gate(qa):
     sources = [load_labelled(path) for path in REPO_FILES]
     x = np.vstack([feature_matrix(qa, [q for q, _ in items]) for items in sources])
     y = np.concatenate([np.asarray([o for _, o in items], dtype=np.float64) for items in sources])
-    refit = fit_gate(x, y, [path.name for path in REPO_FILES])
+    refit = fit_gate(x, y, [path.name for path in REPO_FILES], known_sources=sorted({c.source_id for c in qa.store.chunks}))
     committed = domain_gate.gate_model()
     assert committed is not None
     assert refit.manifest.fitted_on == committed.manifest.fitted_on
@@ -146,3 +148,20 @@ def test_refitting_from_the_repository_reproduces_the_committed_gate(qa):
     np.testing.assert_allclose(refit.weights, committed.weights, atol=1e-4)
     assert refit.manifest.threshold == pytest.approx(committed.manifest.threshold, abs=1e-4)
     assert refit.manifest.in_threshold == pytest.approx(committed.manifest.in_threshold, abs=1e-4)
+    assert refit.manifest.known_sources == committed.manifest.known_sources
+
+
+def test_the_gate_leaves_questions_about_a_teams_own_notes_to_the_evidence_thresholds(qa):
+    """The gate learned what the shipped notes cover; a question whose best evidence (by meaning and
+    by words) lies only in a note the team added is not its to decline, one that touches a shipped
+    note still is."""
+    gate = domain_gate.gate_model()
+    assert gate is not None and gate.manifest.known_sources
+    assert set(gate.manifest.known_sources) == {c.source_id for c in qa.store.chunks}
+    question = "whats a good substitute for buttermilk in pancakes"
+    obs = observe(qa, question)
+    assert gate.declines(obs.qvec, obs.evidence)  # far out, about the shipped notes: declined
+    theirs = replace(obs.evidence, lead_sources=("file_team_notes",))
+    assert not gate.judges(theirs) and not gate.declines(obs.qvec, theirs)
+    mixed = replace(obs.evidence, lead_sources=("file_team_notes", gate.manifest.known_sources[0]))
+    assert gate.judges(mixed) and gate.declines(obs.qvec, mixed)
