@@ -336,7 +336,9 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
     for i, p in enumerate(kept):
         search = ""
         if len(kept) > 1 and leans_on_context(p):
-            before = kept[i - 1] if i else context
+            # the ask before, as it was searched: when it leaned on the context itself ("can these
+            # run on a TPU? if not, what is the alternative?"), its referent is there
+            before = (asks[i - 1].search or kept[i - 1]) if i else context
             search = f"{before} {p}".strip() if before else ""
         asks.append(Ask(text=p, label=_label(p) if len(kept) > 1 else "", options=options_of(p), search=search))
     return asks, context, dropped

@@ -27,6 +27,17 @@ def test_several_question_marks_and_inner_questions_split():
     assert "utilization" in asks[1].query  # "it" is searched with what it refers to
 
 
+def test_a_condition_on_the_ask_before_is_searched_with_that_asks_own_referent():
+    """ "If not, what is the alternative?" leans on the ask before it, and that ask's "these" leans
+    on the situation: the kernels must reach the second ask's search."""
+    asks, _, _ = split_asks("We maintain several hand-written CUDA kernels. Can these run on Cloud TPUs as they are? "
+                            "If not, what is the alternative?")
+    assert len(asks) == 2 and "CUDA kernels" in asks[0].query
+    assert "CUDA kernels" in asks[1].query and asks[1].query.endswith("If not, what is the alternative?")
+    asks, _, _ = split_asks("(1) is bf16 enough for our training? (2) if not, what should we use?")
+    assert "bf16" in asks[1].query
+
+
 def test_a_single_ask_keeps_its_whole_situation():
     text = "We are a small PyTorch team on AWS. Should we look at TPUs?"
     asks, _, _ = split_asks(text)
