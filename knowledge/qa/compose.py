@@ -67,6 +67,7 @@ class Candidate:
     cos: float = 0.0  # cosine of the question with the sentence itself
     overlap: float = 0.0  # the question's rare words the sentence shares (idf-weighted share)
     lead: float = 0.0  # how likely it answers the ask, by the fitted lead model (knowledge.qa.lead_model)
+    words: frozenset[str] = frozenset()  # its content words (knowledge.qa.lexical.tokenize)
 
 
 def _candidates(
@@ -92,12 +93,21 @@ def _candidates(
             rel = float(cos[pos]) + params.lexical_weight * overlap + params.rank_prior / (hit.rank + 1)
             form = (form_scores or {}).get(text, 0.0)
             rel += params.form_weight * max(0.0, form)
-            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form, float(cos[pos]), overlap))
+            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form, float(cos[pos]), overlap, words=frozenset(stoks)))
     return out
 
 
 def _redundant(c: Candidate, picked: list[Candidate], params: AnswerParams) -> bool:
-    return any(float(c.vector @ p.vector) >= params.max_redundancy for p in picked)
+    """Says what a picked sentence says: close in meaning, or nearly all of the shorter one's words
+    in the other. The embedding alone misses a restatement with a different opening ("A move from
+    GPUs to TPUs is worth planning only when the bill ..." and "The move itself is worth planning
+    once the bill ...": cosine 0.68)."""
+    return any(float(c.vector @ p.vector) >= params.max_redundancy or _restates(c.words, p.words, params) for p in picked)
+
+
+def _restates(a: frozenset[str], b: frozenset[str], params: AnswerParams) -> bool:
+    shorter = min(len(a), len(b))
+    return shorter >= params.restate_min_words and len(a & b) >= params.max_word_containment * shorter
 
 
 def _mmr(

@@ -39,6 +39,10 @@ class AnswerParams(_Strict):
     mmr_lambda: float = Field(0.8, ge=0, le=1)
     min_relevance_ratio: float = Field(0.75, ge=0, le=1)
     max_redundancy: float = Field(0.85, ge=0, le=1)
+    #: ... or this share of the shorter sentence's content words in the other: a restatement
+    max_word_containment: float = Field(0.8, gt=0, le=1)
+    #: ... counted only for sentences of at least this many content words
+    restate_min_words: int = Field(6, ge=1)
     #: a sentence supporting an answer's lead must score at least this share of the lead
     min_support_ratio: float = Field(0.7, ge=0, le=1)
     #: ... and, unless nearly as relevant as the lead (``min_relevance_ratio``), name a word of the

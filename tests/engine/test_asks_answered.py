@@ -203,3 +203,21 @@ def test_a_later_ask_about_something_else_stays_declined_whatever_came_before(qa
         assert answer.ask == "multi" and len(answer.parts) == 2, answer.answer
         assert not answer.parts[0].declined and answer.parts[1].declined, answer.answer
         assert answer.parts[1].decline_reason == "out_of_scope" and not answer.parts[1].citations
+
+
+def test_a_condition_on_the_answer_before_is_answered_about_the_same_thing(qa):
+    # fq42-19: "If not, what is the alternative?" was searched without the kernels two asks back
+    # and answered with where TPUs are rented
+    answer = qa.ask("We maintain several hand-written CUDA kernels (a fused attention variant and a custom sparse op). "
+                    "Can these be executed on Cloud TPUs as they are? If not, what is the alternative?")
+    assert answer.ask == "multi" and len(answer.parts) == 2, answer.answer
+    assert not answer.parts[1].declined and "Pallas" in answer.parts[1].answer, answer.answer
+
+
+def test_an_answer_never_quotes_a_restatement_of_a_sentence_it_already_holds(qa):
+    # the notes say "A move from GPUs to TPUs is worth planning only when the training bill is large
+    # enough to repay the weeks of porting" and, in another note, "The move itself is worth planning
+    # once ..." (cosine 0.68): both were quoted in one answer
+    answer = qa.ask("Our team is staying on A100s for now but finance says a TPU move might happen next year once "
+                    "training costs grow. What can we do today so that move is easier?")
+    assert answer.answer.count("large enough to repay the weeks of porting") <= 1, answer.answer
