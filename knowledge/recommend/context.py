@@ -59,6 +59,9 @@ class ContextCues(BaseModel):
     negation_after: str
     transition_after: str
     others: str
+    #: words a negation reaches through any verb to ("we do not currently employ any custom
+    #: kernels"): "any" after a negation in the same clause is under it
+    negative_scope: str = "any"
 
     @field_validator("*")
     @classmethod
@@ -90,8 +93,10 @@ class CompiledContext:
             # the cue's reach spans a few coordinated items: "not on AWS or GCP", "between AWS and GCP", "not torch/tf/jax"
             return re.compile(rf"(?:{cue}){fill}(?:\s*[\w.+-]+(?:\s+[\w.+-]+)?(?:\s+(?:and|or|nor|vs\.?|versus)|\s*/){fill}){{0,3}}\s*$", re.IGNORECASE)
 
+        # a negation, a few words of any kind, then a word under its scope ("not ... employ any")
+        scoped = rf"(?:{cues.negation})(?:\s+[\w'\u2019-]+){{0,3}}?\s+(?:{cues.negative_scope})"
         return cls(
-            negation=right_before(cues.negation),
+            negation=re.compile(rf"{right_before(cues.negation).pattern}|{right_before(scoped).pattern}", re.IGNORECASE),
             hypothetical=right_before(cues.hypothetical),
             hedge=right_before(cues.hedge),
             self_words=re.compile(cues.self_words, re.IGNORECASE),

@@ -330,3 +330,20 @@ def test_a_planned_mention_does_not_unsettle_a_field_said_plainly(reader: Clause
     assert "cloud" not in extract_message(text, reader, "rules").fields
     got = extract_message(text, reader)
     assert got.fields["cloud"].value == "on_prem" and not any(c.field == "cloud" for c in got.confirmations)
+
+
+def test_a_value_spelled_like_not_stated_is_learned_and_two_classes_of_one_name_are_refused(reader: ClauseReader) -> None:
+    """custom_kernels = none and optimization_time = none were spelled like the heads' "not stated"
+    class, so every clause saying them trained as not stating the field (format 2): "We do not
+    currently employ any custom kernels" was read as nothing, or asked whether they were critical."""
+    from knowledge.recommend.learned.data import NOT_STATED
+    from knowledge.recommend.learned.heads import Head
+
+    for head in reader.heads.manifest.heads[:-1]:
+        assert head.classes[0] == NOT_STATED and len(set(head.classes)) == len(head.classes)
+    with pytest.raises(ValueError, match="twice"):
+        Head(name="custom_kernels", classes=("none", "none", "some", "critical"), offset=0)
+    for text in ("We do not currently employ any custom kernels.", "Models are PyTorch, very standard, no special kernel."):
+        got = extract_message(text, reader)
+        assert got.answers().get("custom_kernels") == "none" and not got.confirmations, text
+    assert extract_message("zero time for compiler tuning", reader).answers().get("optimization_time") == "none"

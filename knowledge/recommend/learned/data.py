@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from knowledge.recommend.profile import FIELD_VALUES, is_answer
 
 __all__ = [
-    "CLAUSE_FILES", "DATA_DIR", "MESSAGE_FILES", "MODIFIERS", "GATING_MODIFIERS", "TRAINING_FILES", "LabelledClause", "Part",
+    "CLAUSE_FILES", "DATA_DIR", "MESSAGE_FILES", "MODIFIERS", "NOT_STATED", "GATING_MODIFIERS", "TRAINING_FILES", "LabelledClause", "Part",
     "load_clauses", "load_messages", "part_of", "data_sha256",
 ]
 
@@ -44,6 +44,10 @@ MESSAGE_FILES: tuple[Path, ...] = (
 )
 #: Everything the extractor learns from: the weights' manifest records one hash over these files.
 TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + MESSAGE_FILES
+#: Each field head's first class: "this clause does not say it". Not "none", which is a value
+#: (custom_kernels = none): with both spelled "none", every clause labelled "no custom kernels"
+#: was trained as not stating the field, and the head never learned to read it (format 2).
+NOT_STATED = "not_stated"
 #: "none" is the modifier head's class for a plain statement.
 MODIFIERS: tuple[str, ...] = ("none", "negation", "hedge", "plan", "past", "third_party", "question")
 #: The modifiers that keep a clause from setting a field: its gate. Negation is not one of them.

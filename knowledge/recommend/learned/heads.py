@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS, TRAINING_FILES, data_sha256
 
@@ -40,7 +40,9 @@ __all__ = [
 
 HEADS_DIR = DATA_DIR / "extractor"
 TRAIN_COMMAND = "hwbot train-extractor"
-FORMAT = 2
+#: 3: a field head's "not stated" class is ``not_stated`` (format 2 called it "none", the same
+#: as custom_kernels' value none, and so never learned that value).
+FORMAT = 3
 #: The fine-tuned top layers of the encoder, laid over the shipped model (see :mod:`.tuning`).
 OVERLAY_FILE = "tuned_layers.npz"
 #: The encoder must reproduce the training-time probe vector this closely.
@@ -57,6 +59,13 @@ class Head(BaseModel):
     name: str
     classes: tuple[str, ...] = Field(min_length=2)
     offset: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "Head":
+        # two classes with one name cannot both be trained: labels map to the first of them
+        if len(set(self.classes)) != len(self.classes):
+            raise ValueError(f"head {self.name} names a class twice: {', '.join(self.classes)}")
+        return self
 
 
 class Thresholds(BaseModel):

@@ -34,6 +34,7 @@ from knowledge.recommend.learned.data import (
     GATING_MODIFIERS,
     MESSAGE_FILES,
     MODIFIERS,
+    NOT_STATED,
     LabelledClause,
     data_sha256,
     load_clauses,
@@ -72,7 +73,6 @@ MAX_HIGH = 0.85
 MIN_MEDIUM = 0.35
 #: Readings the validation split must hold above a threshold before that threshold is believed.
 MIN_SUPPORT = 5
-NONE = "none"
 
 
 def choose_threshold(scores: "Sequence[float] | np.ndarray", right: "Sequence[bool] | np.ndarray", precision: float, floor: float) -> float:
@@ -90,7 +90,7 @@ def choose_threshold(scores: "Sequence[float] | np.ndarray", right: "Sequence[bo
 
 
 def _targets(items: list[LabelledClause], name: str, classes: tuple[str, ...], train: np.ndarray) -> np.ndarray:
-    y = np.array([classes.index(i.labels.get(name, NONE)) for i in items])
+    y = np.array([classes.index(i.labels.get(name, NOT_STATED)) for i in items])
     return np.where(train, y, IGNORE)
 
 
@@ -110,13 +110,13 @@ def train_heads(
     offset = 0
     for name, values in FIELD_VALUES.items():
         # "not stated" first; a field's "unknown" is a class only where saying it answers the field
-        classes = (NONE, *(v for v in values if is_answer(name, v)))
+        classes = (NOT_STATED, *(v for v in values if is_answer(name, v)))
         heads.append(Head(name=name, classes=classes, offset=offset))
         targets.append(_targets(items, name, classes, train))
         offset += len(classes)
     heads.append(Head(name="modifier", classes=MODIFIERS, offset=offset))
     # messages carry no modifier label: the modifier head learns from the clauses alone
-    y_mod = np.array([MODIFIERS.index(i.modifier or NONE) for i in items])
+    y_mod = np.array([MODIFIERS.index(i.modifier or "none") for i in items])
     targets.append(np.where(train & is_clause, y_mod, IGNORE))
     rows = np.flatnonzero(train)
     tuned = fine_tune(embedder, [items[r].text for r in rows], [t[rows] for t in targets],
@@ -145,7 +145,7 @@ def train_heads(
         p = probs[h.name]
         best = p[:, 1:].argmax(axis=1) + 1
         pairs[h.name] = (list(p[np.arange(len(best)), best]),
-                         [h.classes[b] == i.labels.get(h.name, NONE) for b, i in zip(best, checked)])
+                         [h.classes[b] == i.labels.get(h.name, NOT_STATED) for b, i in zip(best, checked)])
     p_gate = reader.heads.gate_mass(probs)
     # the gate: a clause this likely to be hedged, planned, past, someone else's or a question
     # may not set a field; chosen where it is right about such a modifier 80 % of the time
