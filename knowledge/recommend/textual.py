@@ -160,6 +160,9 @@ class Extraction(BaseModel):
     #: a word list that also fires on "under someone's desk" and a manager's "they" for the team,
     #: so a reader of the clause's meaning (the learned heads and their modifier gate) may still read them
     doubted: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
+    #: (field, value, start) of each dropped match: what was refused is that value, so a reader of
+    #: the clause's meaning may still read another ("no experience with CUDA or XLA": neither)
+    denied: list[tuple[str, str, int]] = Field(default_factory=list, exclude=True)
     #: (field, value, start, end) of every match behind a "Which is it" question the rules asked:
     #: a reader that can tell a plain statement from a past, planned or someone else's one
     #: (the learned modifier head) may settle it
@@ -301,7 +304,8 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     verdicts = [context.judge(text, h[2], h[3], answer) for h in found]
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
     hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
-    out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"])
+    out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"],
+                     denied=[(h[0], h[1], h[2]) for h, v in zip(found, verdicts) if v == "drop"])
     out.doubted = [(h[0], h[2], h[3]) for h, v in zip(found, verdicts)
                    if v == "drop" and context.judge(text, h[2], h[3], answer, others=False) == "keep"]
     conflicted: set[str] = set()

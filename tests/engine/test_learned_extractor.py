@@ -347,3 +347,16 @@ def test_a_value_spelled_like_not_stated_is_learned_and_two_classes_of_one_name_
         got = extract_message(text, reader)
         assert got.answers().get("custom_kernels") == "none" and not got.confirmations, text
     assert extract_message("zero time for compiler tuning", reader).answers().get("optimization_time") == "none"
+
+
+def test_a_dropped_mention_refuses_its_own_value_not_the_field(reader: ClauseReader) -> None:
+    """A negation drops the value it names, not the field: "nothing is in production" drops
+    production and the heads read exploration; "not PyTorch nor TensorFlow" drops both and the
+    heads read another framework (fm22-27, fm7-17). A drop still refuses its own value, and a
+    union's "none of them" needs every side denied: "nobody knows CUDA" is not "neither" (fm8-23)."""
+    assert extract_message("For now we only test ideas, nothing is in production.", reader).answers().get("stage") == "exploration"
+    got = extract_message("Our framework is self-made engine in C++, not PyTorch nor TensorFlow.", reader)
+    assert got.answers().get("framework") == "other"
+    for text in ("In our lab we use JAX. Nobody knows CUDA here.", "nobody here knows JAX. tf2/keras codebase."):
+        assert extract_message(text, reader).answers().get("team_expertise") != "neither", text
+    assert extract_message("nobody here has written JAX", reader).answers().get("framework") != "jax"

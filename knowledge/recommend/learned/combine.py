@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Literal
 
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS
-from knowledge.recommend.learned.unions import PLAIN_BELOW, WHOLES, read_unions
+from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLES, read_unions
 from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
 from knowledge.recommend.textual import (
     MAX_TEXT_CHARS,
@@ -150,11 +150,26 @@ def _unblocked(out: Extraction, readings: list[_Reading], name: str) -> list[_Re
     (:func:`_settle`), may not set the field by other means: not by filling, not by answering
     the rules' question. A drop that rests only on the sentence naming someone else (``doubted``:
     "trained on a single 4090 under someone's desk") does not block: the heads' modifier gate reads
-    whether the clause is someone else's.
+    whether the clause is someone else's. What a drop refuses is the value it named: a reading of
+    another value in that clause stands ("our team has no experience with CUDA or XLA" drops cuda
+    and xla, and the heads read neither), unless the rules' drop named no value there.
     """
     blocking = [d for d in out.dropped if d not in out.doubted]
-    return [r for r in readings if r.field == name
-            and not any(f == name and r.clause.start <= s < r.clause.end for f, s, _ in blocking)]
+    return [r for r in readings if r.field == name and not _refused(out, [s for f, s, _ in blocking if f == name
+                                                                           and r.clause.start <= s < r.clause.end], r)]
+
+
+def _refused(out: Extraction, starts: list[int], r: _Reading) -> bool:
+    """Whether the drops at ``starts`` (in the reading's clause) refuse its value: they named it, or
+    named no value, or it is a union's "none of them" and they denied only some of its sides
+    ("nobody here knows CUDA" says nothing about XLA, so it is not "neither")."""
+    if not starts:
+        return False
+    named = {v for f, v, s in out.denied if f == r.field and s in starts}
+    if not named or r.value in named:
+        return True
+    union = next((u for u in UNIONS if u.field == r.field), None)
+    return union is not None and r.value == union.none_of and not set(union.sides) <= named
 
 
 def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
@@ -209,6 +224,7 @@ def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarra
         # the mentions that yielded were read as not about the team now: recorded like the rules'
         # own drops, so no later step (the heads, the reading's contradiction check) revives them
         out.dropped.extend((name, h[2], h[3]) for h in out.conflicts if h[0] == name and h[1] != value)
+        out.denied.extend((name, h[1], h[2]) for h in out.conflicts if h[0] == name and h[1] != value)
         out.fields[name] = FieldEvidence(field=name, value=value, span=(start, end), evidence=text[start:end],
                                          confidence=round(min(confidence, 1.0 - p), 3))
         out.confirmations = [c for c in out.confirmations if c.field != name]

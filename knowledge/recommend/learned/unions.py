@@ -45,6 +45,8 @@ class Union:
     field: str
     sides: tuple[str, ...]
     whole: str
+    #: the value that denies every side ("neither" skill), when the field has one
+    none_of: str = ""
 
     def sides_of(self, value: str) -> set[str]:
         return set(self.sides) if value == self.whole else {value} & set(self.sides)
@@ -55,7 +57,7 @@ class Union:
 #: read as CUDA alone, fm34 and fm35).
 UNIONS: tuple[Union, ...] = (
     Union("workload", ("training", "inference"), "both"),
-    Union("team_expertise", ("cuda", "xla"), "both"),
+    Union("team_expertise", ("cuda", "xla"), "both", none_of="neither"),
 )
 
 #: Per field, the value that means "more than one of the others": a union's whole ("both"), and
