@@ -56,7 +56,9 @@ def count_hits(
     text: str, c: Counts, numbers: Mapping[str, int], multipliers: Mapping[str, int], patterns: list[re.Pattern[str]],
 ) -> list[Hit]:
     """Every count in ``text`` as a scale match."""
-    hits = []
+    hits: list[Hit] = []
+    nodes: list[tuple[int, int, int]] = []  # (count, start, end) of node counts
+    devices: list[tuple[int, int, int]] = []  # (count, start, end) of device counts
     for m in (m for pattern in patterns for m in pattern.finditer(text)):
         raw = m.group("n").lower().replace(",", "")
         thousands = raw.endswith("k") and raw[:-1].isdigit()
@@ -68,7 +70,30 @@ def count_hits(
             value = "massive"
         elif m.groupdict().get("node"):  # a node holds several accelerators: one node is already multi-device
             value = "massive" if n >= c.node_massive_min else "multi_device"
+            nodes.append((n, m.start(), m.end()))
         else:
-            value = "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
+            value = _by_devices(n, c)
+            devices.append((n, m.start(), m.end()))
         hits.append(("scale", value, m.start(), m.end(), c.confidence))
+    return _per_node(text, hits, nodes, devices, c)
+
+
+def _by_devices(n: int, c: Counts) -> str:
+    return "single_device" if n <= c.single_max else "massive" if n >= c.massive_min else "multi_device"
+
+
+#: what may sit between a node count and the devices each node holds: "64 nodes of 8 GPUs", "40 nodes
+#: with 8 gpus each", "4 hosts x 8 H100" (not a comma: "4 nodes, 8 GPUs" may be the total)
+_PER_NODE_GAP = re.compile(r"\s*(?:of|x|\u00d7|with)\s*(?:each\s+with\s+)?$", re.IGNORECASE)
+
+
+def _per_node(text: str, hits: list[Hit], nodes: list[tuple[int, int, int]], devices: list[tuple[int, int, int]], c: Counts) -> list[Hit]:
+    """A node count followed by the devices of each node is one count, their product: "64 nodes of 8
+    GPUs" is 512 GPUs, not a massive count and a multi-device one to choose between."""
+    for n_nodes, n_start, n_end in nodes:
+        for n_dev, d_start, d_end in devices:
+            if d_start >= n_end and _PER_NODE_GAP.match(text[n_end:d_start]):
+                hits = [h for h in hits if (h[2], h[3]) not in ((n_start, n_end), (d_start, d_end))]
+                hits.append(("scale", _by_devices(n_nodes * n_dev, c), n_start, d_end, c.confidence))
+                break
     return hits

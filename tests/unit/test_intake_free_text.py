@@ -150,6 +150,19 @@ def test_massive_starts_at_hundreds_of_chips(text: str, scale: str) -> None:
     assert profile_from_text(text).answers().get("scale") == scale
 
 
+@pytest.mark.parametrize(("text", "scale"), [
+    ("traning on 64 nodes of 8 gpus at coreweave", "massive"),  # fm39-36: 512 GPUs
+    ("we use 40 nodes with 8 gpus each", "massive"),
+    ("4 hosts x 8 H100", "multi_device"),
+    ("two nodes of 8 V100 each", "multi_device"),
+    ("a few nodes, 8 GPUs in total", "multi_device"),
+])
+def test_a_node_count_with_the_devices_of_each_node_is_their_product(text: str, scale: str) -> None:
+    # "64 nodes of 8 GPUs" gave a massive node count and a multi-device GPU count, and asked which
+    got = profile_from_text(text)
+    assert got.answers().get("scale") == scale and not any(c.field == "scale" for c in got.confirmations), text
+
+
 @pytest.mark.parametrize("text", [
     "cheapest isn't the point, i just want to hack on whatever without friction",
     "we don't care about being the cheapest",
