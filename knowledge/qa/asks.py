@@ -332,6 +332,10 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
     joined = _merge_short([p for p in joined if re.search(r"\w", p)], data.min_words) or [text]
     dropped = max(0, len(joined) - data.max_asks)
     kept = joined[: data.max_asks]
+    if len(kept) == 1 and context:
+        # two question sentences merged back into one ask ("Is that just me or is it a known
+        # thing? Any tricks?"): a single ask keeps its situation, which its "that" points at
+        kept, context = [f"{context} {kept[0]}"], ""
     asks: list[Ask] = []
     for i, p in enumerate(kept):
         search = ""

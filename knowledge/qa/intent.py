@@ -21,6 +21,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
+    "without_form", "form_free",
     "IntentName",
     "INTENTS",
     "CHOICE_INTENTS",
@@ -80,6 +81,8 @@ class ScopeParams(_Strict):
 class Brevity(_Strict):
     one: list[str]
     short: list[str]
+    #: words of courtesy around a request ("pls", "thanks"): like a length, they say nothing of the topic
+    courtesy: list[str] = []
 
 
 class CodeEvidence(_Strict):
@@ -114,6 +117,23 @@ def brevity_limit(question: str) -> int | None:
     if any(re.search(p, question, re.I) for p in b.short):
         return 2
     return None
+
+
+def without_form(question: str) -> str:
+    """The question without what it says about the answer's form ("in one line pls", "tl;dr",
+    "briefly", "thanks"): what is left is what it is about. "pallas = ? in one line pls" reads
+    out of the domain to the gate while "pallas = ?" does not."""
+    b = intent_data().brevity
+    out = question
+    for p in (*b.one, *b.short, *b.courtesy):
+        out = re.sub(p, " ", out, flags=re.I)
+    return re.sub(r"\s+", " ", out).strip(" ,;:-")
+
+
+def form_free(question: str) -> str:
+    """:func:`without_form` when it takes something away and leaves words, else "" (nothing to judge again)."""
+    plain = without_form(question)
+    return plain if plain != question.strip() and re.search(r"\w", plain) else ""
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from knowledge.qa.abstain import gate_sure, out_of_domain, too_weak
+from knowledge.qa.abstain import gate_sure, too_weak
 from knowledge.qa.asks import focus_of
 from knowledge.qa.curated import CuratedMatch
 from knowledge.qa.intent import Intent
 from knowledge.qa.params import AbstainParams, CuratedParams
 from knowledge.qa.retrieval import Evidence, Hit, Mode
-from knowledge.qa.scope import asking_clause
 
 if TYPE_CHECKING:
     from knowledge.qa.service import QAEngine
@@ -82,7 +81,7 @@ def declines(engine: QAEngine, obs: Observation, abstain: AbstainParams | None =
     """Whether ``ask`` declines what it observed, before composing (thresholds: the engine's by default)."""
     if obs.intent.name == "out_of_scope" and not gate_sure(obs.mode, obs.qvec, obs.evidence):
         return True
-    if obs.hits and out_of_domain(obs.qvec, obs.evidence, asking_clause(focus_of(obs.text)), engine.encode_query):
+    if obs.hits and obs.evidence is not None and engine.out_of_domain(obs.text, obs.qvec, obs.evidence, focus_of(obs.text), obs.mode):
         return True
     if obs.curated is not None and obs.curated.clears(curated or engine.params.curated):
         return False

@@ -39,7 +39,7 @@ from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
-from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, intent_data
+from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, form_free, intent_data
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.lexical import sentence_idf, tokenize
@@ -254,6 +254,18 @@ class QAEngine:
         known = sentence_idf(self.store)
         return all(t in known for t in tokenize(rest))
 
+    def out_of_domain(self, text: str, qvec: np.ndarray, evidence: Evidence, focus: str, mode: Mode) -> bool:
+        """The learned gate's call (:func:`knowledge.qa.domain_gate.out_of_domain`), made again without
+        what the question says about the answer's form (:func:`knowledge.qa.intent.form_free`): "in one
+        line pls" pulls "pallas = ?" away from the notes, so it is declined only if declined without it."""
+        if not out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):
+            return False
+        plain = form_free(text)
+        if not plain:
+            return True
+        pvec = self.encode_query(plain)
+        return out_of_domain(pvec, self.retrieve(plain, mode=mode, qvec=pvec)[1], asking_clause(focus_of(plain)), self.encode_query)
+
     def _admitted(self, text: str, qvec: np.ndarray, mode: Mode) -> bool:
         """The learned gate overrules an out-of-scope call by prototypes or by an off-topic clause
         when it is confident the question is in the domain (hybrid evidence only: what it was fitted on)."""
@@ -295,7 +307,7 @@ class QAEngine:
             objects = [o for o in objects if o.isalpha()]
         hits, evidence, _ = self.retrieve(text, mode=mode, qvec=qvec, k=self.retrieval_depth(intent))
         step("retrieve")
-        if hits and out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):  # the learned gate, before any answer path
+        if hits and self.out_of_domain(text, qvec, evidence, focus, mode):  # the learned gate, before any answer path
             return declined_answer(text, notices, reason=kind_reason(intent.name, "out_of_scope"), intent=intent.name)
         match = None if objects else self.curated_match(qvec, mode, intent, text)
         step("curated")

@@ -221,3 +221,11 @@ def test_an_answer_never_quotes_a_restatement_of_a_sentence_it_already_holds(qa)
     answer = qa.ask("Our team is staying on A100s for now but finance says a TPU move might happen next year once "
                     "training costs grow. What can we do today so that move is easier?")
     assert answer.answer.count("large enough to repay the weeks of porting") <= 1, answer.answer
+
+
+def test_a_story_before_two_short_questions_is_what_they_ask_about(qa):
+    # fq43-12: declined as out of scope when "Is that just me or is it a known thing? Any tricks?"
+    # was searched without the debugging story before it
+    answer = qa.ask("Ok so honestly debugging on the TPU feels way more painful than on my GPU box - prints show "
+                    "weird stuff and my breakpoints don't hit. Is that just me or is it a known thing? Any tricks?")
+    assert not answer.declined and "debug" in answer.answer.lower(), answer.answer

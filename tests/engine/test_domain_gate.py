@@ -22,6 +22,7 @@ NEAR_DOMAIN = [
     "how many watts does a v4 chip draw, exact number",
     "can u writ a pallas kernel for layernorm",
     "write me a flax model that shards a transformer across 4 tpu chips, full code",
+    "tl;dr how do I install nvidia drivers on ubuntu pls",
 ]
 
 COVERED_ODD_WORDING = [
@@ -165,3 +166,15 @@ def test_the_gate_leaves_questions_about_a_teams_own_notes_to_the_evidence_thres
     assert not gate.judges(theirs) and not gate.declines(obs.qvec, theirs)
     mixed = replace(obs.evidence, lead_sources=("file_team_notes", gate.manifest.known_sources[0]))
     assert gate.judges(mixed) and gate.declines(obs.qvec, mixed)
+
+
+def test_a_request_about_the_answers_form_is_judged_without_it(qa):
+    """fq44-01: "in one line pls" pulls "pallas = ?" out of the domain for the gate (its own
+    evidence is judged without it); a question that is out of the domain stays declined either way."""
+    gate = domain_gate.gate_model()
+    assert gate is not None
+    obs = observe(qa, "pallas = ? in one line pls")
+    assert gate.declines(obs.qvec, obs.evidence)  # the gate alone would decline it
+    answer = qa.ask("pallas = ? in one line pls")
+    assert not answer.declined and "Pallas" in answer.answer and answer.answer.count("[") == 1, answer.answer
+    assert qa.ask("whats the capital of france, in one line pls").declined

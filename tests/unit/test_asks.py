@@ -38,6 +38,15 @@ def test_a_condition_on_the_ask_before_is_searched_with_that_asks_own_referent()
     assert "bf16" in asks[1].query
 
 
+def test_two_question_sentences_merged_into_one_ask_keep_the_situation_before_them():
+    # fq43-12: the two short questions merged into one ask, and the debugging story before them was
+    # dropped as "context" of asks that no longer existed; "Is that just me" was then declined
+    text = ("Ok so honestly debugging on the TPU feels way more painful than on my GPU box - prints show weird stuff. "
+            "Is that just me or is it a known thing? Any tricks?")
+    asks, context, _ = split_asks(text)
+    assert len(asks) == 1 and context == "" and "debugging on the TPU" in asks[0].query
+
+
 def test_a_single_ask_keeps_its_whole_situation():
     text = "We are a small PyTorch team on AWS. Should we look at TPUs?"
     asks, _, _ = split_asks(text)
