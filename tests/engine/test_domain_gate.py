@@ -169,12 +169,13 @@ def test_the_gate_leaves_questions_about_a_teams_own_notes_to_the_evidence_thres
 
 
 def test_a_request_about_the_answers_form_is_judged_without_it(qa):
-    """fq44-01: "in one line pls" pulls "pallas = ?" out of the domain for the gate (its own
-    evidence is judged without it); a question that is out of the domain stays declined either way."""
-    gate = domain_gate.gate_model()
-    assert gate is not None
-    obs = observe(qa, "pallas = ? in one line pls")
-    assert gate.declines(obs.qvec, obs.evidence)  # the gate alone would decline it
+    """fq44-01: "in one line pls" pulled "pallas = ?" out of the domain for the gate fitted before
+    fq44 joined its training (probability 0.77), so the call is made again on the question without
+    it, with its own evidence; a question out of the domain stays declined either way."""
+    from knowledge.qa.intent import form_free
+
+    assert form_free("pallas = ? in one line pls") == "pallas = ?"
+    assert form_free("tl;dr: what is XLA, thanks") == "what is XLA" and form_free("what is XLA?") == ""
     answer = qa.ask("pallas = ? in one line pls")
     assert not answer.declined and "Pallas" in answer.answer and answer.answer.count("[") == 1, answer.answer
     assert qa.ask("whats the capital of france, in one line pls").declined
