@@ -31,12 +31,15 @@ import shutil
 import struct
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import faiss
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from common.errors import IndexCorruptError, IndexMissingError, ModelMismatchError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import faiss
 from indexer.chunking import Chunk
 from indexer.forms import StoredSentenceForms
 from indexer.locking import index_lock
@@ -87,12 +90,22 @@ class Store(BaseModel):
     chunk_vectors: np.ndarray
     sentence_vectors: np.ndarray
     heading_vectors: np.ndarray
-    index: faiss.Index
     forms: list[StoredSentenceForms] = []
     form_vectors: np.ndarray = Field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     #: the query side's fixed texts and their vectors (indexer.query_texts), row for row
     query_texts: list[str] = []
     query_text_vectors: np.ndarray = Field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+
+    _index: Any = PrivateAttr(default=None)
+
+    @property
+    def index(self) -> "faiss.Index":
+        """The FAISS index, read on first use. An exact (flat) index is searched as one matrix
+        product over ``chunk_vectors`` and never needs it, and importing FAISS was a tenth of a cold
+        ``hwbot ask``; the file's size, header and sha256 are checked at load all the same."""
+        if self._index is None:
+            self._index = _read_faiss(self.path / "index.faiss", self.manifest)
+        return self._index
 
     def by_id(self) -> dict[str, StoredChunk]:
         return {c.chunk_id: c for c in self.chunks}
@@ -179,7 +192,7 @@ def _parse_chunks(path: Path, buf: bytearray, expected: int) -> list[StoredChunk
     return chunks
 
 
-def _read_faiss(path: Path, manifest: Manifest) -> faiss.Index:
+def _check_faiss_file(path: Path, manifest: Manifest) -> None:
     """Check the header's dimension and count, and the file's size, before FAISS sees a byte.
 
     FAISS trusts its header: a corrupted count makes it allocate (and spend tens of
@@ -202,6 +215,14 @@ def _read_faiss(path: Path, manifest: Manifest) -> faiss.Index:
     # FAISS reads the file itself, so it is hashed in steps (the page cache serves the re-read).
     if _file_sha256(path) != sha:
         raise _altered(path)
+
+
+def _read_faiss(path: Path, manifest: Manifest) -> "faiss.Index":
+    """The index, from a file :func:`_check_faiss_file` passed (checked again: it may have changed since)."""
+    import faiss
+
+    _check_faiss_file(path, manifest)
+    n, dim = manifest.n_chunks, manifest.model.dim
     try:
         index = faiss.read_index(str(path))
     except RuntimeError:
@@ -258,6 +279,7 @@ def load_store(index_dir: Path, *, generation: Path | None = None, manifest: Man
             raise IndexCorruptError(f"{path} does not hold {manifest.n_query_texts} texts", hint=REBUILD_HINT)
         path = gen / QUERY_TEXT_FILES[1]
         query_text_vectors = _parse_array(path, _verified_bytes(path, manifest), manifest.n_query_texts, dim)
+    _check_faiss_file(gen / "index.faiss", manifest)
     return Store(
         path=gen,
         manifest=manifest,
@@ -265,7 +287,6 @@ def load_store(index_dir: Path, *, generation: Path | None = None, manifest: Man
         chunk_vectors=arrays["chunk_vectors.npy"],
         sentence_vectors=arrays["sentence_vectors.npy"],
         heading_vectors=arrays["heading_vectors.npy"],
-        index=_read_faiss(gen / "index.faiss", manifest),
         forms=forms,
         form_vectors=form_vectors,
         query_texts=query_texts,
@@ -280,7 +301,7 @@ def write_generation(
     chunk_vectors: np.ndarray,
     sentence_vectors: np.ndarray,
     heading_vectors: np.ndarray,
-    index: faiss.Index,
+    index: "faiss.Index",
     *,
     forms: list[StoredSentenceForms] | None = None,
     form_vectors: np.ndarray | None = None,
@@ -300,6 +321,8 @@ def write_generation(
         np.save(tmp / "chunk_vectors.npy", np.ascontiguousarray(chunk_vectors, dtype=np.float32), allow_pickle=False)
         np.save(tmp / "sentence_vectors.npy", np.ascontiguousarray(sentence_vectors, dtype=np.float32), allow_pickle=False)
         np.save(tmp / "heading_vectors.npy", np.ascontiguousarray(heading_vectors, dtype=np.float32), allow_pickle=False)
+        import faiss
+
         faiss.write_index(index, str(tmp / "index.faiss"))
         names: tuple[str, ...] = _FILES
         if forms is not None and form_vectors is not None:

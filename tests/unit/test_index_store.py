@@ -297,3 +297,22 @@ def test_altered_fixed_text_vectors_are_caught(index_copy):
     path.write_bytes(bytes(raw))
     with pytest.raises(IndexCorruptError, match="query_text_vectors.npy"):
         load_store(index_copy)
+
+
+def test_loading_a_flat_store_reads_no_faiss_until_asked_and_still_checks_its_file(index_copy):
+    """A flat index is searched as one matrix product, so loading it imports no FAISS (a tenth of a
+    cold ask); a changed index.faiss is refused at load all the same, before FAISS reads it."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from pathlib import Path; from indexer.ondisk import load_store; "
+              f"s = load_store(Path({str(index_copy)!r})); print('faiss' in sys.modules, s.index.ntotal == len(s.chunks))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"], out.stderr
+    gen = current_generation(index_copy)
+    assert gen is not None
+    data = bytearray((gen / "index.faiss").read_bytes())
+    data[-1] ^= 0xFF
+    (gen / "index.faiss").write_bytes(bytes(data))
+    with pytest.raises(IndexCorruptError):
+        load_store(index_copy)
