@@ -36,6 +36,8 @@ def _typed(qa: QAEngine, question: str) -> str:
     # a plan already made, then its pitfalls (fq36, fq37, fq38): the model read the team's plan as a choice
     ("We want to serve a chat model on TPU, but prompts go from 5 tokens to 8k. Anything we should watch out for?", "watch"),
     ("we've decided to try our PyTorch model on TPU via PyTorch/XLA. anything I should keep an eye on?", "watch"),
+    # fq44-12: "what gotchas should I brace myself for" read as the team's choice, answered with a verdict
+    ("ok so we're finally moving our big transformer over to TPUs next month, what gotchas should I brace myself for?", "watch"),
     ("why would a TPU sit idle?", "why"),
     ("what is XLA?", "what_is"),
 ])
