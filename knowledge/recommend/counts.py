@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Counts", "Hit", "count_hits", "count_patterns"]
+__all__ = ["Counts", "Hit", "count_hits", "count_patterns", "counts_people"]
 
 #: (field, value, start, end, confidence) of one match in the message
 Hit = tuple[str, str, int, int, float]
@@ -33,6 +33,8 @@ class Counts(BaseModel):
     not_between: str
     slice: str
     confidence: float = Field(gt=0.0, le=1.0)
+    #: people counted ("8 ML engineers", "a team of 4 devs"): a count, but of the team, never of devices
+    people_units: str = "(?!)"
 
 
 def count_patterns(c: Counts, numbers: Mapping[str, int], multipliers: Mapping[str, int]) -> list[re.Pattern[str]]:
@@ -97,3 +99,11 @@ def _per_node(text: str, hits: list[Hit], nodes: list[tuple[int, int, int]], dev
                 hits.append(("scale", _by_devices(n_nodes * n_dev, c), n_start, d_end, c.confidence))
                 break
     return hits
+
+
+def counts_people(text: str, c: Counts, numbers: Mapping[str, int]) -> bool:
+    """Whether ``text`` counts people ("8 ML engineers", "three researchers"): a number, at most two
+    words, then a person word."""
+    words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in numbers), key=len, reverse=True))
+    pattern = rf"(?<![\d.,-])\b(?:\d+|{words})\s+(?:[\w-]+\s+){{0,2}}?(?:{c.people_units})\b"
+    return re.search(pattern, text, re.IGNORECASE) is not None

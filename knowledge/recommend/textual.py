@@ -31,10 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from common.errors import RuleError
 from common.validation import one_line_errors
 from knowledge.recommend.context import CompiledContext, ContextCues
-from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns
+from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, counts_people
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
-__all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary"]
+__all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary", "counts_only_people"]
 
 VOCABULARY_FILE = Path(__file__).resolve().parent / "vocabulary.toml"
 #: Longer text is cut before matching: the extractor is for messages, not documents.
@@ -281,6 +281,14 @@ def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmat
 
 def _question(field: str, value: str, evidence: str) -> str:
     return f"Did you mean {field.replace('_', ' ')}: {value.replace('_', ' ')}? (you wrote \"{evidence}\")"
+
+
+def counts_only_people(text: str, vocabulary: Vocabulary | None = None) -> bool:
+    """Whether the only count in ``text`` is of people ("Context: 8 ML engineers"): a reader of
+    meaning takes such a number for devices, and scale is said by device counts."""
+    vocab = vocabulary or load_vocabulary()
+    _, _, count, _ = _compiled(vocab)
+    return counts_people(text, vocab.counts, vocab.numbers) and not count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
 
 
 def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:

@@ -176,3 +176,11 @@ def test_a_denied_priority_is_not_the_teams(text: str) -> None:
 
 def test_a_priority_said_plainly_still_counts() -> None:
     assert profile_from_text("cost is everything for us").answers()["priority"] == "cost_at_scale"
+
+
+def test_a_count_of_people_is_the_teams_size_never_its_devices() -> None:
+    from knowledge.recommend.textual import counts_only_people
+
+    assert counts_only_people("Context: 8 ML engineers") and counts_only_people("a team of three researchers")
+    assert not counts_only_people("8 engineers share 16 GPUs") and not counts_only_people("we have 8 GPUs")
+    assert "scale" not in profile_from_text("Context: 8 ML engineers, all on GCP").answers()

@@ -41,6 +41,7 @@ from knowledge.recommend.textual import (
     Confirmation,
     Extraction,
     FieldEvidence,
+    counts_only_people,
     profile_from_text,
 )
 
@@ -304,7 +305,9 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
             _settle(text, out, clauses, p_mod)
         gated_at = gated_clauses(text, clauses, reader, probs)
         out.modified = [(c.start, c.end) for c, gated in zip(clauses, gated_at) if gated]
-        readings = field_readings(text, clauses, reader, probs, gated_at)
+        # a clause whose only number counts people ("8 ML engineers") says nothing of scale
+        readings = [r for r in field_readings(text, clauses, reader, probs, gated_at)
+                    if not (r.field == "scale" and counts_only_people(r.clause.text))]
         if mode == "combined":
             _said_unknown(out, clauses, readings, reader)
             _corroborate(out, readings, reader)
