@@ -193,6 +193,24 @@ def _notes_lead(answer: Answer) -> tuple[AnswerSentence, Citation, str | None] |
     return lead, cited, argues_for(lead.text)
 
 
+#: The fields a note's sentence names as its condition plainly enough to compare: the project's
+#: phase ("while the project is still exploratory", "once the architecture is stable"). Its other
+#: prose reads wrongly as a message ("deployment outside Google Cloud" as Google Cloud, "weeks of
+#: porting" as a time budget: in-sample fq20-fq45 lost four right reasons to those).
+_CONDITION_FIELDS = ("stage", "architecture_changes")
+
+
+def _rules_out(sentence: str, reading: "MessageReading") -> bool:
+    """Whether the team's own words (stated or implied) contradict the situation the note's sentence
+    is about: "stay on GPUs while the project is still exploratory" is no reason for a team whose
+    architecture has been frozen for months (fq45-23). The sentence is read like a message."""
+    from knowledge.recommend.textual import profile_from_text
+
+    known = {f: e.value for f, e in reading.stated.items()} | {f: i.value for f, i in reading.implied.items()}
+    about = profile_from_text(sentence).answers()
+    return any(f in known and f in about and about[f] != known[f] for f in _CONDITION_FIELDS)
+
+
 #: Capitalized words of the notes that are names, kept as they are after "since".
 _NAMES = frozenset({"Pallas", "Cloud", "Google", "Grain"})
 
@@ -272,7 +290,8 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     # as the engine's reason. Both are cited; only note sentences carry a note's citation.
     # (a note the engine's reasons already say is said once, as the engine's)
     said = {r.sentence for r, _ in cited}
-    note = notes[:2] if notes is not None and notes[2] in explains and notes[0].text not in said else None
+    note = notes[:2] if (notes is not None and notes[2] in explains and notes[0].text not in said
+                         and not _rules_out(notes[0].text, reading)) else None
     top = chosen.pop(0) if note is None and chosen and chosen[0][0].direction == "for" else None
     sentences.append(AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"))
     if note is not None:

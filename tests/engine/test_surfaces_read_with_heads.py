@@ -58,3 +58,19 @@ def test_ask_reads_as_recommend_text_does(qa, counted):
     assert calls and advice.profile is not None
     assert advice.profile.team_expertise == "cuda"
     assert advise(qa, SITUATION).profile is None or advise(qa, SITUATION).profile.team_expertise != "cuda"
+
+
+def test_a_notes_answer_about_a_situation_the_team_ruled_out_is_not_its_reason(qa, counted):
+    # fq45-23: a frozen JAX transformer on GCP trained for weeks across many chips got "GPU, since stay
+    # on GPUs while the project is still exploratory and the architecture keeps changing"; and "8 ML
+    # engineers" was read as eight devices, which made the scale a question
+    question = ("Context: 8 ML engineers, one dense transformer in JAX, architecture frozen for months, each training "
+                "run lasts about five weeks in bf16 across many chips, and all our data and infra already sit on GCP. "
+                "Finance wants to know whether we should drop our GPU reservation and go to TPUs. What does the "
+                "guidance say for a team like ours?")
+    _, extract, _ = counted
+    advice = advise(qa, question, extract=extract)
+    assert advice.recommendation is not None and advice.reading is not None
+    assert advice.reading.stated["scale"].value == "massive"
+    first = advice.answer.answer.split("\n")[0]
+    assert "exploratory" not in first and "keeps changing" not in first, first
