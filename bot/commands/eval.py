@@ -90,13 +90,17 @@ def run_fresh(settings: HwbotSettings, path: Path, *, as_json: bool, extractor: 
 def _score_questions(items: list[FreshQuestion], settings: HwbotSettings) -> tuple[str, str]:
     from bot.advice import Advice, advise_answer
     from bot.engines import get_engine
+    from bot.extractor import lazy_extractor
     from knowledge.evaluation.fresh import score_questions
     from knowledge.qa.abstain import declined_answer
 
     engine = get_engine(settings)
+    # a team's situation is read as `hwbot ask` reads it (the learned extractor, not the rules alone),
+    # so the batch measures the answers users get
+    extract = lazy_extractor(settings)
     answers = []
     for result in engine.ask_many([i.question for i in items]):
-        advice = advise_answer(result, result.question) if result is not None else Advice(declined_answer(""))
+        advice = advise_answer(result, result.question, extract=extract) if result is not None else Advice(declined_answer(""))
         answers.append(advice.to_contract())
     report = score_questions(items, answers)
     return "\n".join(report.lines()), report.model_dump_json(indent=2)
