@@ -144,7 +144,7 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
     mark("import hwbot CLI (click, pydantic-settings)")
     from knowledge.qa.service import QAEngine
 
-    mark("import knowledge + indexer (numpy, faiss, bm25s without scipy)")
+    mark("import knowledge + indexer (numpy, bm25s without scipy; FAISS only for an approximate index)")
     import onnxruntime  # noqa: F401
     import tokenizers  # noqa: F401
 
@@ -157,7 +157,7 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
     staleness(Path(index_dir), SOURCES_DIR)
     mark("check the index is fresh (manifest, source hashes)")
     store = load_store(Path(index_dir))
-    mark("load the index (chunks, vectors, FAISS)")
+    mark("load the index (chunks, vectors; the FAISS file checked, read on first use)")
     encoder = open_query_encoder(store)
     mark("open the ONNX encoder (session, tokenizer, probe check)")
     engine = QAEngine(store, encoder)
