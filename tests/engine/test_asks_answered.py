@@ -229,3 +229,12 @@ def test_a_story_before_two_short_questions_is_what_they_ask_about(qa):
     answer = qa.ask("Ok so honestly debugging on the TPU feels way more painful than on my GPU box - prints show "
                     "weird stuff and my breakpoints don't hit. Is that just me or is it a known thing? Any tricks?")
     assert not answer.declined and "debug" in answer.answer.lower(), answer.answer
+
+
+def test_show_me_how_to_asks_for_the_way_the_notes_name_not_a_snippet(qa):
+    # fq45-15: declined as a code request, though the notes name the way (jax.lax.while_loop)
+    answer = qa.ask("Can you show me how to write in JAX a loop where the stop condition depend on a tensor value? "
+                    "With normal python while it give error under jit.")
+    assert not answer.declined and "while_loop" in answer.answer, answer.answer
+    # a request for the code itself stays declined
+    assert qa.ask("write me a flax model that shards a transformer across 4 tpu chips, full code").declined
