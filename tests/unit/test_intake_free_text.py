@@ -184,3 +184,11 @@ def test_a_count_of_people_is_the_teams_size_never_its_devices() -> None:
     assert counts_only_people("Context: 8 ML engineers") and counts_only_people("a team of three researchers")
     assert not counts_only_people("8 engineers share 16 GPUs") and not counts_only_people("we have 8 GPUs")
     assert "scale" not in profile_from_text("Context: 8 ML engineers, all on GCP").answers()
+
+
+@pytest.mark.parametrize("text", [
+    "We only do training - inference is another team's problem.",  # fm40-40
+    "torch on azure, 2 nodes. training only, serving is another team's problem.",  # fm32-16
+])
+def test_what_another_team_owns_is_not_the_teams_workload(text: str) -> None:
+    assert profile_from_text(text).answers().get("workload") == "training"
