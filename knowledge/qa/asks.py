@@ -88,6 +88,8 @@ class AskData(_Strict):
     min_words: int = Field(ge=1)
     split: SplitCues
     types: dict[str, list[str]]
+    #: asks for a method that are typed by the model, not by these words (see :func:`asks_for_method`)
+    method_requests: list[str] = []
     lead: dict[str, list[str]]
     hedges: Hedges
     aliases: dict[str, list[str]] = {}
@@ -218,6 +220,8 @@ def asks_for_method(text: str) -> bool:
     method, not a figure or a snippet."""
     focus = focus_of(text)
     cues = dict(_type_cues())
+    if any(re.search(p, focus, re.I) for p in ask_data().method_requests):
+        return True
     return any(p.search(focus) for name in METHOD_TYPES for p in cues[name])
 
 

@@ -238,3 +238,8 @@ def test_show_me_how_to_asks_for_the_way_the_notes_name_not_a_snippet(qa):
     assert not answer.declined and "while_loop" in answer.answer, answer.answer
     # a request for the code itself stays declined
     assert qa.ask("write me a flax model that shards a transformer across 4 tpu chips, full code").declined
+    # and the words decide only that it is no code request, not its answer type: "show me how to make
+    # this jit-friendly?" is still a fix, led by the fix (fq46-22 led with why the if fails)
+    answer = qa.ask("hey can someone show me how to make this jit-friendly? inside my jitted fn I have "
+                    "`if x.sum() > 0: y = f(x) else: y = g(x)` and it just blows up")
+    assert "jax.lax.cond" in answer.sentences[0].text, answer.answer
