@@ -161,7 +161,7 @@ class Extraction(BaseModel):
     #: so a reader of the clause's meaning (the learned heads and their modifier gate) may still read them
     doubted: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
     #: (field, value, start) of each dropped match: what was refused is that value, so a reader of
-    #: the clause's meaning may still read another ("no experience with CUDA or XLA": neither)
+    #: the clause's meaning may still read another ("nothing is in production": exploration)
     denied: list[tuple[str, str, int]] = Field(default_factory=list, exclude=True)
     #: (field, value, start, end) of every match behind a "Which is it" question the rules asked:
     #: a reader that can tell a plain statement from a past, planned or someone else's one

@@ -152,8 +152,8 @@ def _unblocked(out: Extraction, readings: list[_Reading], name: str) -> list[_Re
     the rules' question. A drop that rests only on the sentence naming someone else (``doubted``:
     "trained on a single 4090 under someone's desk") does not block: the heads' modifier gate reads
     whether the clause is someone else's. What a drop refuses is the value it named: a reading of
-    another value in that clause stands ("our team has no experience with CUDA or XLA" drops cuda
-    and xla, and the heads read neither), unless the rules' drop named no value there.
+    another value in that clause stands ("nothing is in production" drops production, and the heads
+    read exploration), unless the rules' drop named no value there.
     """
     blocking = [d for d in out.dropped if d not in out.doubted]
     return [r for r in readings if r.field == name and not _refused(out, [s for f, s, _ in blocking if f == name
