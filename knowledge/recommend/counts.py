@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Counts", "Hit", "count_hits", "count_patterns", "counts_people"]
+__all__ = ["Counts", "Hit", "count_hits", "count_patterns", "people_pattern"]
 
 #: (field, value, start, end, confidence) of one match in the message
 Hit = tuple[str, str, int, int, float]
@@ -39,7 +39,7 @@ class Counts(BaseModel):
 
 def count_patterns(c: Counts, numbers: Mapping[str, int], multipliers: Mapping[str, int]) -> list[re.Pattern[str]]:
     """The compiled count patterns: a number before its unit, a labelled line, a TPU slice."""
-    words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in numbers), key=len, reverse=True))
+    words = _number_words(numbers)
     units = f"(?P<pod>{c.pod_units})|(?P<device>{c.units})|(?P<node>{c.node_units})"
     # Not a version ("PyTorch 2.3 on H100s", "CUDA 12 on our A100s"): no decimals, and the words
     # between the number and the unit describe the unit; they are no preposition or determiner.
@@ -52,6 +52,18 @@ def count_patterns(c: Counts, numbers: Mapping[str, int], multipliers: Mapping[s
         re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
         re.compile(c.slice, re.IGNORECASE),  # a TPU slice: "v5p-512"
     ]
+
+
+def _number_words(numbers: Mapping[str, int]) -> str:
+    """The vocabulary's number words as one alternation, longest first ("twenty four" before "twenty")."""
+    return "|".join(sorted((re.escape(w.replace("_", " ")) for w in numbers), key=len, reverse=True))
+
+
+def people_pattern(c: Counts, numbers: Mapping[str, int]) -> re.Pattern[str]:
+    """People counted ("8 ML engineers", "three researchers"): a number, at most two words, then a
+    person word. A count, but of the team, never of devices."""
+    return re.compile(rf"(?<![\d.,-])\b(?:\d+|{_number_words(numbers)})\s+(?:[\w-]+\s+){{0,2}}?(?:{c.people_units})\b",
+                      re.IGNORECASE)
 
 
 def count_hits(
@@ -100,10 +112,3 @@ def _per_node(text: str, hits: list[Hit], nodes: list[tuple[int, int, int]], dev
                 break
     return hits
 
-
-def counts_people(text: str, c: Counts, numbers: Mapping[str, int]) -> bool:
-    """Whether ``text`` counts people ("8 ML engineers", "three researchers"): a number, at most two
-    words, then a person word."""
-    words = "|".join(sorted((re.escape(w.replace("_", " ")) for w in numbers), key=len, reverse=True))
-    pattern = rf"(?<![\d.,-])\b(?:\d+|{words})\s+(?:[\w-]+\s+){{0,2}}?(?:{c.people_units})\b"
-    return re.search(pattern, text, re.IGNORECASE) is not None

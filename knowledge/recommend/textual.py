@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from common.errors import RuleError
 from common.validation import one_line_errors
 from knowledge.recommend.context import CompiledContext, ContextCues
-from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, counts_people
+from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
 __all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary", "counts_only_people"]
@@ -202,8 +202,10 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
     return vocab
 
 
+#: terms, confirmations, count patterns, context cues, and the people-count pattern
 _Compiled = tuple[
     list[tuple[Term, re.Pattern[str]]], list[tuple[Confirm, re.Pattern[str]]], list[re.Pattern[str]], CompiledContext,
+    re.Pattern[str],
 ]
 #: Compiled patterns per vocabulary object (a vocabulary holds a dict, so it cannot be an lru_cache key).
 _COMPILED: dict[int, tuple[Vocabulary, _Compiled]] = {}
@@ -222,7 +224,7 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     terms = [(t, _vocabulary_regex(p)) for t in vocab.term for p in t.patterns]
     confirms = [(c, _vocabulary_regex(p)) for c in vocab.confirm for p in c.patterns]
     counts = count_patterns(vocab.counts, vocab.numbers, vocab.multipliers)
-    return terms, confirms, counts, CompiledContext.build(vocab.context)
+    return terms, confirms, counts, CompiledContext.build(vocab.context), people_pattern(vocab.counts, vocab.numbers)
 
 
 def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -287,15 +289,15 @@ def counts_only_people(text: str, vocabulary: Vocabulary | None = None) -> bool:
     """Whether the only count in ``text`` is of people ("Context: 8 ML engineers"): a reader of
     meaning takes such a number for devices, and scale is said by device counts."""
     vocab = vocabulary or load_vocabulary()
-    _, _, count, _ = _compiled(vocab)
-    return counts_people(text, vocab.counts, vocab.numbers) and not count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
+    _, _, count, _, people = _compiled(vocab)
+    return people.search(text) is not None and not count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
 
 
 def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:
     """Understand ``text``; with ``field`` (an intake answer) only that field, asked-only words included."""
     vocab = vocabulary or load_vocabulary()
     text = (text or "")[:MAX_TEXT_CHARS]
-    terms, confirms, count, context = _compiled(vocab)
+    terms, confirms, count, context, _ = _compiled(vocab)
     found: list[Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
     keyed = _keyed(text, vocab) if field is None else []
