@@ -100,9 +100,10 @@ class Store(BaseModel):
 
     @property
     def index(self) -> "faiss.Index":
-        """The FAISS index, read on first use. An exact (flat) index is searched as one matrix
-        product over ``chunk_vectors`` and never needs it, and importing FAISS was a tenth of a cold
-        ``hwbot ask``; the file's size, header and sha256 are checked at load all the same."""
+        """The FAISS index. An exact (flat) index is searched as one matrix product over
+        ``chunk_vectors`` and never needs it, and importing FAISS was a tenth of a cold ``hwbot
+        ask``, so a flat one is read on first use (its small file checked again then); its size,
+        header and sha256 are checked at load all the same. An approximate index is read at load."""
         if self._index is None:
             self._index = _read_faiss(self.path / "index.faiss", self.manifest)
         return self._index
@@ -217,11 +218,12 @@ def _check_faiss_file(path: Path, manifest: Manifest) -> None:
         raise _altered(path)
 
 
-def _read_faiss(path: Path, manifest: Manifest) -> "faiss.Index":
-    """The index, from a file :func:`_check_faiss_file` passed (checked again: it may have changed since)."""
+def _read_faiss(path: Path, manifest: Manifest, *, checked: bool = False) -> "faiss.Index":
+    """The index, from a file :func:`_check_faiss_file` passes (``checked``: it just did)."""
     import faiss
 
-    _check_faiss_file(path, manifest)
+    if not checked:
+        _check_faiss_file(path, manifest)
     n, dim = manifest.n_chunks, manifest.model.dim
     try:
         index = faiss.read_index(str(path))
@@ -280,7 +282,7 @@ def load_store(index_dir: Path, *, generation: Path | None = None, manifest: Man
         path = gen / QUERY_TEXT_FILES[1]
         query_text_vectors = _parse_array(path, _verified_bytes(path, manifest), manifest.n_query_texts, dim)
     _check_faiss_file(gen / "index.faiss", manifest)
-    return Store(
+    store = Store(
         path=gen,
         manifest=manifest,
         chunks=chunks,
@@ -292,6 +294,9 @@ def load_store(index_dir: Path, *, generation: Path | None = None, manifest: Man
         query_texts=query_texts,
         query_text_vectors=query_text_vectors,
     )
+    if manifest.index_type != "flat":  # searched through FAISS from the first query: read now, hashed once
+        store._index = _read_faiss(gen / "index.faiss", manifest, checked=True)
+    return store
 
 
 def write_generation(
