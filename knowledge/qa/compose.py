@@ -34,7 +34,7 @@ from knowledge.qa.asks import Ask
 from knowledge.qa.intent import CHOICE_INTENTS, Intent
 from knowledge.qa.lead_model import feature_rows, lead_model
 from knowledge.qa.leads import answers_ask, has_lead_cues, is_hedge
-from knowledge.qa.lexical import sentence_idf, tokenize
+from knowledge.qa.lexical import sentence_idf, sentence_words, tokenize
 from knowledge.qa.params import AnswerParams
 from knowledge.qa.retrieval import Hit
 from knowledge.qa.sides import ComposeVocabulary, argues_for, is_verdict, mentions_domain, side_of, vocabulary
@@ -76,6 +76,7 @@ def _candidates(
 ) -> list[Candidate]:
     qtokens = set(tokenize(question))
     idf = sentence_idf(store)
+    by_row = sentence_words(store)  # each sentence's words, tokenized once per store
     default = max(idf.values(), default=1.0)
     qweight = sum(idf.get(t, default) for t in qtokens)
     out: list[Candidate] = []
@@ -88,12 +89,12 @@ def _candidates(
             if text in seen or len(text.split()) < 5 or text.endswith("?") or meta_phrase(text):
                 continue  # overlap sentences appear in two chunks; fragments and meta text say little
             seen.add(text)
-            stoks = set(tokenize(text))
+            stoks = by_row[chunk.sentence_start + pos]
             overlap = sum(idf.get(t, default) for t in qtokens & stoks) / qweight if qweight else 0.0
             rel = float(cos[pos]) + params.lexical_weight * overlap + params.rank_prior / (hit.rank + 1)
             form = (form_scores or {}).get(text, 0.0)
             rel += params.form_weight * max(0.0, form)
-            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form, float(cos[pos]), overlap, words=frozenset(stoks)))
+            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form, float(cos[pos]), overlap, words=stoks))
     return out
 
 
@@ -171,7 +172,7 @@ def _on_topic(c: Candidate, adds: set[str], lead: Candidate, params: AnswerParam
     """
     if c.relevance >= lead.relevance * params.min_relevance_ratio:
         return True  # nearly as relevant as the lead itself
-    return bool(adds & set(tokenize(c.text)))
+    return bool(adds & c.words)
 
 
 def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False, wide: bool = False) -> Candidate | None:
@@ -293,7 +294,7 @@ def _plain(
         lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s))
     if lead is None:
         return []
-    adds = set(tokenize(question)) - voc.generic - set(tokenize(lead.text))
+    adds = set(tokenize(question)) - voc.generic - lead.words
     pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, adds, lead, params)]
     if any(c.lead for c in cands):
         # the lead model reads whether a sentence answers the question (not only its topic): a
