@@ -31,12 +31,15 @@ from knowledge.qa.service import QAEngine
 
 __all__ = ["MEASURED_QUESTIONS", "LeadData", "LeadFit", "lead_data", "fit_leads", "map_sha256"]
 
-#: The measured outside batches the map and the logit learn from, named one by one (as the
-#: extractor's training names its message batches). fq17 (measured 2026-12-05) trains the gate
-#: only: refitted with it, the map led "Which is more forgiving of a slow data pipeline, a GPU
-#: or a TPU?" with the pipeline fixes instead of the sentence that settles it, and fq17 itself
-#: showed the map changing no fresh answer, so the map is fitted on fq6-fq15 only.
-MEASURED_QUESTIONS = tuple(Path(__file__).resolve().parent / "data" / "measured" / f"fq{n}.jsonl" for n in range(6, 16))
+#: The measured outside batches the map and the logit learn from: every batch in ``measured/``
+#: (fq6 on), in the order of their numbers. Until 2026-12-06 only fq6-fq15 were read: refitted
+#: with fq17 alone, the map had led one in-house comparison ("more forgiving of a slow data
+#: pipeline, GPU or TPU?") with the pipeline fixes. With 32 batches (fq6-fq40) it led the six
+#: later batches fq41-fq46, which neither fit had seen, better than the fit on fq6-fq15: first
+#: sentences 89 -> 91 of 168, key terms anywhere 126 both (``docs/quality.md``).
+MEASURED_QUESTIONS = tuple(
+    sorted((Path(__file__).resolve().parent / "data" / "measured").glob("fq*.jsonl"), key=lambda p: int(p.stem[2:]))
+)
 #: key terms found in more sentences than this are too common to say which one answers
 MAX_ANSWERING = 4
 #: an outside writer's question counts this many times a form (forms outnumber them about four to one)

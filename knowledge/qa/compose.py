@@ -342,10 +342,16 @@ def compose(
     Without an intent the answer is shaped like an explanation (the why/how budget).
     Without an ask (the eval's single-signal modes) the intent alone shapes it.
     ``used`` holds the sentences an earlier part of the same question already quoted: no
-    sentence is said twice across parts.
+    sentence is said twice across parts, nor restated in other words ("Custom kernels are still
+    possible on a TPU, but not in CUDA" after "Custom TPU kernels are possible, but not in CUDA:
+    ... Pallas" is no answer to "if not, what is the alternative?").
     """
     intent = intent or _DEFAULT_INTENT
-    cands = [c for c in _candidates(question, qvec, hits, store, params, form_scores) if c.text not in used]
+    said = [frozenset(tokenize(text)) for text in used]
+    cands = [
+        c for c in _candidates(question, qvec, hits, store, params, form_scores)
+        if c.text not in used and not any(_restates(c.words, words, params) for words in said)
+    ]
     if not cands or intent.max_sentences <= 0:
         return [], []
     model = lead_model()

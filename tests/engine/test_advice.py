@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 from bot.advice import CALLS_IT, MAX_OPEN_QUESTIONS, advise
 from knowledge.recommend import profile_from_text
@@ -218,9 +217,6 @@ def test_a_factual_yes_no_question_from_a_team_is_answered_from_the_notes(qa) ->
         assert re.search(lead, advice.answer.sentences[0].text), (question, advice.answer.answer)
 
 
-@pytest.mark.xfail(strict=True, reason="known since the lead model ranks questions told in several sentences (it "
-                   "led 21 more of 308 outside questions right): the situation's 'JAX on Google Cloud' pulls "
-                   "'the strongest case for a TPU' ahead of 'JAX and TensorFlow are the direct routes to a TPU'")
 def test_a_tensorflow_team_asking_whether_jax_is_required_gets_the_tensorflow_route_first(qa) -> None:  # type: ignore[no-untyped-def]
     question = "Our whole stack is TensorFlow on Google Cloud. Is porting the model to JAX required before it can run on a TPU?"
     advice = advise(qa, question)
