@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-
 from bot.advice import CALLS_IT, MAX_OPEN_QUESTIONS, advise
 from knowledge.recommend import profile_from_text
 
