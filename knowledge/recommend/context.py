@@ -17,6 +17,8 @@ how they apply:
   nothing in it counts; nor does one about someone else ("OpenAI serves on Azure", "my
   friend's startup trains on 512 TPUs", "I read that FlashAttention 3 is out"). In any
   question, the interrogative clause itself ("would JAX be faster for us?") states nothing;
+  a statement before a question's asking tail ("training on GKE with 8 GPUs, is a TPU worth
+  it?") is not a question (:data:`QUESTION_TAG`);
 * a clause set in the past or elsewhere ("at my last job", "previously") counts for nothing.
 
 Intake answers (``field`` given) answer a question about the team, so only the clause
@@ -31,7 +33,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-__all__ = ["ContextCues", "CompiledContext", "Verdict"]
+__all__ = ["ASKING_OPENING", "ContextCues", "CompiledContext", "Verdict", "QUESTION_TAG"]
 
 Verdict = Literal["keep", "drop", "ask"]
 #: How far (characters) a cue and its filler words reach: a bound, so that a long message is
@@ -40,6 +42,25 @@ REACH = 160
 
 #: Ends a sentence: . ! ? or a newline (a dot inside "2.3" or "tf.keras" does not).
 _SENTENCE_END = re.compile(r"[!?\n]+|\.(?=\s|$)|;")
+#: The asking tail of a sentence that ends in "?" after a statement, from its comma or dash
+#: (matched on the sentence without its "?"):
+#: ", is a TPU worth a shot?", " - any thoughts?", ", should we look at TPUs or stay?". Messages
+#: drop their subject ("training on gke with 8 gpus, is tpu worth it?"), so without this the
+#: whole sentence read as a question and stated nothing. An opening question ("is a TPU worth
+#: it for a model on 8 GPUs?") has no statement before its asking words and is left whole.
+QUESTION_TAG = re.compile(
+    r"(?:,|\s[-\u2013\u2014])\s+(?:(?:so|and|but|then|ok|now)\s+)?"
+    r"(?:is|are|was|were|do|does|did|can|could|should|shall|would|will|what|which|how|why|where|when|who|"
+    r"any|anything|thoughts|worth|gpus?\s+or\s+tpus?|tpus?\s+or\s+gpus?)\b[^,?!.]*$",
+    re.IGNORECASE,
+)
+#: A question from its first word ("would JAX on GCP be faster for us, or should we stay?"): what
+#: its first clause names is asked about, not stated, and it has no statement before a tail.
+ASKING_OPENING = re.compile(
+    r"\s*(?:(?:so|and|but|ok|also|then)\s+)?(?:is|are|was|were|do|does|did|can|could|should|shall|would|will|"
+    r"what|which|how|why|where|when|who|isn['\u2019]t|aren['\u2019]t|doesn['\u2019]t|wouldn['\u2019]t)\b",
+    re.IGNORECASE,
+)
 #: Ends a clause inside a sentence.
 _CLAUSE_BREAK = re.compile(r"[,:()\[\]]|\s[-\u2013\u2014]\s|\bbut\b|\bwhile\b|\bthough\b", re.IGNORECASE)
 
@@ -118,14 +139,19 @@ class CompiledContext:
         c_end = _clause_end(text, end, s_end)
         if self.elsewhere.search(text[c_start:min(c_end, end + REACH)]):
             return "drop"
-        question = sentence.rstrip().endswith("?")
+        asked = sentence.rstrip()
+        question = asked.endswith("?")
+        opens_asking = question and ASKING_OPENING.match(asked) is not None
+        if question and not opens_asking and (tag := QUESTION_TAG.search(asked.rstrip("?!"))) and start - s_start < tag.start():
+            question = False  # said before the asking tail: "training on gke with 8 gpus, is tpu worth it?"
         about_hardware = question or self.generic_opening.match(sentence) is not None
         if not answer and about_hardware and not self.self_words.search(sentence):
             return "drop"
         if not answer and others and self._about_others(sentence):
             return "drop"
-        if not answer and not confirm and question and c_end >= s_end - 1:
-            return "drop"  # the interrogative clause: "would JAX be faster for us?"
+        first_clause = not text[s_start:c_start].strip()
+        if not answer and not confirm and question and (c_end >= s_end - 1 or opens_asking and first_clause):
+            return "drop"  # the interrogative clause: "would JAX be faster for us?", "would JAX on GCP do, or ...?"
         before = text[c_start:start]
         if self.hedge.search(before):  # before the others: "not sure if we use ..." is a hedge
             return "ask"

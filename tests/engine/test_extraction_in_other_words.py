@@ -107,3 +107,20 @@ def test_someone_elses_work_the_past_and_a_plan_set_nothing(text: str, absent: s
     got = answers(text)
     assert absent not in got
     assert {f: got.get(f) for f in kept} == kept
+
+
+@pytest.mark.parametrize(("text", "kept", "absent"), [
+    # a statement with its subject dropped, then the asking tail: the statement is the team's
+    ("training on gke with 8 gpus on one node, is tpu worth a shot?",
+     {"cloud": "google_cloud", "workload": "training"}, ()),
+    ("pytorch on azure, 16 a100s - any thoughts?", {"framework": "pytorch", "cloud": "other_single_cloud"}, ()),
+    # a question from its first word states nothing, whatever it names
+    ("is a TPU worth it for a pytorch model on azure?", {}, ("framework", "cloud")),
+    ("would JAX on GCP be faster for us, or should we stay put?", {}, ("framework", "cloud")),
+])
+def test_a_statement_before_a_questions_asking_tail_is_read_the_question_is_not(
+    text: str, kept: dict[str, str], absent: tuple[str, ...]
+) -> None:
+    got = answers(text)
+    assert all(got.get(k) == v for k, v in kept.items()), got
+    assert not set(absent) & set(got), got

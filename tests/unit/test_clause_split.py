@@ -31,3 +31,12 @@ def test_bad_input_is_bounded_and_numbers_or_emoji_alone_are_no_clause() -> None
     assert len(clauses) == MAX_CLAUSES
     one_line = "x" * 50_000
     assert [len(c.text) for c in split_clauses(one_line)] == [MAX_CLAUSE_CHARS]
+
+
+def test_a_questions_asking_tail_after_a_statement_is_its_own_clause() -> None:
+    text = "training on gke with 8 gpus on one node, is tpu worth a shot? thanks"
+    assert [c.text for c in split_clauses(text)] == ["training on gke with 8 gpus on one node", "is tpu worth a shot", "thanks"]
+    # an opening question keeps what it names inside the question
+    assert [c.text for c in split_clauses("is a TPU worth it for a model on 8 GPUs?")] == ["is a TPU worth it for a model on 8 GPUs"]
+    # a tail without its "?" is no question
+    assert len(split_clauses("we use jax, which one is best. ok")) == 2

@@ -7,6 +7,9 @@ one short sentence each, see ``data/clauses_*.jsonl``). The cut is deliberately 
 predictable: sentence ends, semicolons, new lines and bullets, and contrast words ("but",
 "though", "whereas") that usually join two statements about different things. A long
 remainder is cut again at commas, so a run-on message does not become one vague vector.
+A question asked as a tail after a statement ("training on GKE with 8 GPUs on one node, is a
+TPU worth a shot?") is its own clause: the statement before it is not asked
+(``knowledge.recommend.context.QUESTION_TAG``).
 
 Bounds keep bad input cheap: at most :data:`MAX_CLAUSES` clauses of at most
 :data:`MAX_CLAUSE_CHARS` characters each are returned, and clauses with no letters
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from knowledge.recommend.context import ASKING_OPENING, QUESTION_TAG
 
 __all__ = ["Clause", "clause_at", "split_clauses", "MAX_CLAUSES", "MAX_CLAUSE_CHARS"]
 
@@ -65,7 +70,10 @@ def split_clauses(text: str) -> list[Clause]:
     """The message's clauses, in order, with their spans; small talk included (the heads say "not stated")."""
     out: list[Clause] = []
     for hs, he in _cut(text, 0, len(text), _HARD):
-        for ss, se in _cut(text, hs, he, _SOFT):
+        asked = text[he:he + 1] == "?" and ASKING_OPENING.match(text, hs) is None
+        tag = QUESTION_TAG.search(text, hs, he) if asked else None
+        pieces_of = _cut(text, hs, tag.start(), _SOFT) + [(tag.start(), he)] if tag and tag.start() > hs else _cut(text, hs, he, _SOFT)
+        for ss, se in pieces_of:
             pieces = [(ss, se)]
             if len(text[ss:se].split()) > LONG_WORDS:
                 pieces = _cut(text, ss, se, _COMMA)

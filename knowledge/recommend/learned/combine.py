@@ -26,12 +26,14 @@ Order of work, and why:
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from knowledge.recommend.context import ASKING_OPENING
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS
 from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLES, read_unions
@@ -57,6 +59,8 @@ MODES: tuple[Mode, ...] = ("rules", "heads", "combined")
 SOUNDS_LIKE_FILE = DATA_DIR / "sounds_like.toml"
 #: modifiers that are how a don't-know answer is said, not a reason to doubt it
 _UNKNOWN_FORMS = ("hedge",)
+#: where a sentence stops (its "?" says whether a clause opening with an asking word is asked)
+_SENTENCE_STOP = re.compile(r"[.!?;\n]")
 
 
 @lru_cache(maxsize=1)
@@ -92,8 +96,15 @@ class _Reading:
 
 
 def _is_question(text: str, clause: Clause) -> bool:
+    """The clause asks: it ends its sentence's "?", or it opens a question that goes on after a
+    comma ("would JAX on GCP be faster for us, or should we stay put?")."""
     rest = text[clause.end: clause.end + 3].lstrip()
-    return rest.startswith("?") or clause.text.rstrip().endswith("?")
+    if rest.startswith("?") or clause.text.rstrip().endswith("?"):
+        return True
+    if ASKING_OPENING.match(clause.text) is None:
+        return False
+    stop = _SENTENCE_STOP.search(text, clause.end)
+    return stop is not None and stop.group() == "?"
 
 
 def _predict(clauses: list[Clause], reader: ClauseReader) -> dict[str, "np.ndarray"]:
