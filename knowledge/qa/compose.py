@@ -175,13 +175,18 @@ def _on_topic(c: Candidate, adds: set[str], lead: Candidate, params: AnswerParam
     return bool(adds & c.words)
 
 
-def _lead(pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False, wide: bool = False) -> Candidate | None:
+def _lead(
+    pool: list[Candidate], prefer: Callable[[str], bool], *, strict: bool = False, wide: bool = False,
+    band: float | None = None,
+) -> Candidate | None:
     """The most relevant preferred sentence among the relevant ones (a wider band when ``strict``
-    or ``wide``), else (unless ``strict``) the most relevant sentence that is no hedge."""
+    or ``wide``; ``band`` overrides both), else (unless ``strict``) the most relevant sentence
+    that is no hedge."""
     if not pool:
         return None
     top = max(c.relevance for c in pool)
-    preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * (0.6 if strict or wide else 0.8)]
+    floor = band if band is not None else 0.6 if strict or wide else 0.8
+    preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * floor]
     if preferred or strict:
         return max(preferred, key=_lead_key, default=None)
     return max([c for c in pool if not is_hedge(c.text)] or pool, key=_lead_key)
@@ -272,9 +277,14 @@ def _plain(
         # the model ranks only those: else "the strongest case for a TPU" led a JAX-on-Google-Cloud
         # team's "our chips sit idle, what's going on?")
         if kind in _MODEL_LEADS and any(c.lead for c in cands) and not (told and has_lead_cues(kind)):
-            # the fitted lead model weighs the ask fit with every other signal (knowledge.qa.lead_model)
+            # the fitted lead model weighs the ask fit with every other signal (knowledge.qa.lead_model),
+            # relevance among them (cosine, rank, shared words, forms), so only a wide relevance band
+            # narrows its choice: at 0.8 of the best relevance, "the profilers show whether a TPU step
+            # is input-bound" lost "how do we keep a TPU fed?" to a sentence on matrix-heavy models;
+            # with none, a how-to (0.94) beat "Debugging on a TPU is harder than on a GPU" (1.61) by a
+            # hair of the model's score for "debugging: nicer on tpu or on gpu?"
             lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s) and not is_hedge(s)
-                         and not (kind in _NO_VERDICT_LEADS and is_verdict(s)), wide=told)
+                         and not (kind in _NO_VERDICT_LEADS and is_verdict(s)), band=params.model_lead_band)
         else:
             lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
     elif intent.name == "definition" and intent.decided_by.startswith("cue"):

@@ -43,6 +43,9 @@ class AnswerParams(_Strict):
     max_word_containment: float = Field(0.8, gt=0, le=1)
     #: ... counted only for sentences of at least this many content words
     restate_min_words: int = Field(6, ge=1)
+    #: the share of the best relevance a lead ranked by the fitted lead model must reach (it reads
+    #: relevance itself, so the band is wider than the 0.8 of a lead chosen by cues)
+    model_lead_band: float = Field(0.6, ge=0, le=1)
     #: a sentence supporting an answer's lead must score at least this share of the lead
     min_support_ratio: float = Field(0.7, ge=0, le=1)
     #: ... and, unless nearly as relevant as the lead (``min_relevance_ratio``), name a word of the
