@@ -27,6 +27,9 @@ class RetrievalParams(_Strict):
     #: a chunk whose sentence has a question form this close (cosine) is always among the hits
     form_pin: float = Field(0.75, ge=0, le=1.01)
     top_chunks: int = Field(4, ge=1)
+    #: weight of the lead-map ranking: chunks by their sentences' cosine with the question turned
+    #: by the lead map towards the sentence that answers it (0 turns the signal off)
+    map_weight: float = Field(0.0, ge=0)
 
 
 class AnswerParams(_Strict):

@@ -1,10 +1,14 @@
-"""Hybrid retrieval: dense (FAISS, cosine), BM25 (bm25s) and question forms over the same chunks, fused with RRF.
+"""Hybrid retrieval: dense (FAISS, cosine), BM25 (bm25s), question forms and the lead map over the same chunks, fused with RRF.
 
 Dense search finds paraphrases ("keep the chip busy" ~ "utilization"); BM25 finds
 exact terms the small model blurs ("Pallas", "tf.data"); the question forms of each
 note sentence (:mod:`knowledge.qa.form_match`) find the chunk holding the sentence that
-answers the question asked, matched question to question. Each alone misses what the
-others catch, so all rank the same chunks and Reciprocal Rank Fusion merges them.
+answers the question asked, matched question to question; the lead map
+(:mod:`knowledge.qa.lead_map`, learned from the forms and the measured outside questions)
+turns the question towards the sentence that answers it, which finds the chunk of an answer
+that shares neither words nor topic with the question ("what should we be worried about
+going in?" and the pitfalls of a first TPU move). Each alone misses what the others catch, so
+all rank the same chunks and Reciprocal Rank Fusion merges them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from indexer.ondisk import Store, StoredChunk
 from knowledge.qa.bm25 import bm25s
 from knowledge.qa.form_match import FormMatcher
 from knowledge.qa.fusion import rrf
+from knowledge.qa.lead_map import lead_direction, lead_map
 from knowledge.qa.lexical import tokenize
 from knowledge.qa.params import RetrievalParams
 
@@ -120,6 +125,18 @@ class Retriever:
             return np.zeros(len(self.store.chunks), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
 
+    def _turned(self, qvec: np.ndarray) -> np.ndarray | None:
+        """Each chunk's best sentence cosine with the question turned by the lead map, or None without a map."""
+        w = lead_map()
+        if w is None or len(self.store.sentence_vectors) == 0:
+            return None
+        cos = np.asarray(self.store.sentence_vectors @ lead_direction(qvec, w), dtype=np.float32)
+        out = np.full(len(self.store.chunks), -1.0, dtype=np.float32)
+        for i, c in enumerate(self.store.chunks):
+            if c.sentences:
+                out[i] = float(cos[c.sentence_start: c.sentence_start + len(c.sentences)].max())
+        return out
+
     def _pin_form_chunk(self, order: list[int], by_form: np.ndarray, k: int) -> list[int]:
         """Keep the chunk whose sentence has the closest question form among the hits.
 
@@ -164,10 +181,12 @@ class Retriever:
         else:
             by_form = self.forms.chunk_scores(form_scores)
             form_rank = [int(i) for i in np.argsort(-by_form, kind="stable")[:depth] if by_form[i] > -1.0]
+            by_map = self._turned(qvec) if self.params.map_weight > 0 else None
+            map_rank = [] if by_map is None else [int(i) for i in np.argsort(-by_map, kind="stable")[:depth]]
             fused = rrf(
-                [dense_rank, bm25_rank, form_rank],
+                [dense_rank, bm25_rank, form_rank, map_rank],
                 k=self.params.rrf_k,
-                weights=[self.params.dense_weight, self.params.bm25_weight, self.params.forms_weight],
+                weights=[self.params.dense_weight, self.params.bm25_weight, self.params.forms_weight, self.params.map_weight],
             )
         order = sorted(fused, key=lambda i: (-fused[i], i))[:k]
         if mode == "hybrid" and order:
