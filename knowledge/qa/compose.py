@@ -52,6 +52,9 @@ _MODEL_LEADS = frozenset({"why", "how", "list", "does_matter", "diagnose", "real
 #: Asks a verdict does not answer: "anything we should watch out for on TPU pods?" after a decided
 #: plan wants the risks, and "what's going on?" the cause, not "the strongest case for a TPU".
 _NO_VERDICT_LEADS = frozenset({"watch", "diagnose"})
+#: Asks whose lead the model ranks only among sentences of the ask's shape (``[lead]`` in asks.toml),
+#: when any is in the band.
+_SHAPED_MODEL_LEADS = frozenset({"watch"})
 _DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
 
 
@@ -283,8 +286,12 @@ def _plain(
             # is input-bound" lost "how do we keep a TPU fed?" to a sentence on matrix-heavy models;
             # with none, a how-to (0.94) beat "Debugging on a TPU is harder than on a GPU" (1.61) by a
             # hair of the model's score for "debugging: nicer on tpu or on gpu?"
+            # (a watch ask leads with a risk when one is in the band: the model, trained while watch
+            # asks had no lead shape, ranked "keep the move open by writing JAX" above the pitfalls)
             lead = _lead(cands, lambda s: dangling_opener(s) is None and can_lead(s) and not is_hedge(s)
-                         and not (kind in _NO_VERDICT_LEADS and is_verdict(s)), band=params.model_lead_band)
+                         and not (kind in _NO_VERDICT_LEADS and is_verdict(s))
+                         and (kind not in _SHAPED_MODEL_LEADS or answers_ask(kind, s, options)),
+                         band=params.model_lead_band)
         else:
             lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
     elif intent.name == "definition" and intent.decided_by.startswith("cue"):

@@ -243,3 +243,17 @@ def test_show_me_how_to_asks_for_the_way_the_notes_name_not_a_snippet(qa):
     answer = qa.ask("hey can someone show me how to make this jit-friendly? inside my jitted fn I have "
                     "`if x.sum() > 0: y = f(x) else: y = g(x)` and it just blows up")
     assert "jax.lax.cond" in answer.sentences[0].text, answer.answer
+
+
+def test_worries_about_a_move_are_a_watch_ask_answered_with_a_risk(qa):
+    # "what should we be nervous about / what could go wrong" after a planned move wants the risks
+    # of the move, not the case for it or the advice for a team that stays on GPUs
+    for question in (
+        "we're about to move our training to TPUs, what should we be worried about?",
+        "what could go wrong if we port our model to tpus next quarter?",
+    ):
+        answer = qa.ask(question)
+        assert answer.ask == "watch" and not answer.declined, (question, answer.ask)
+        lead = answer.sentences[0].text
+        assert "stays on GPUs" not in lead and re.search(
+            r"trips|recompil|falls? back|harder|gives up|weeks|locked in|ties", lead), (question, answer.answer)
