@@ -267,7 +267,8 @@ def _plain(
         asked = set() if told else {c.text for c in cands if c.form >= params.form_answers}
 
         def answers(s: str) -> bool:
-            verdict = kind != "choice" or is_verdict(s)
+            # (a watch ask told at length is answered by a risk, never by "a move is worth planning only when ...")
+            verdict = is_verdict(s) if kind == "choice" else not (kind == "watch" and is_verdict(s))
             # how to fix: a sentence whose forms match the question still leads only when it says
             # what to do (a close restatement of the trouble is not its fix)
             fits = answers_ask(kind, s, options) if kind == "how_to_fix" else (

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from bot.advice import CALLS_IT, MAX_OPEN_QUESTIONS, advise
 from knowledge.recommend import profile_from_text
 
@@ -216,10 +214,6 @@ def test_a_factual_yes_no_question_from_a_team_is_answered_from_the_notes(qa) ->
         assert re.search(lead, advice.answer.sentences[0].text), (question, advice.answer.answer)
 
 
-@pytest.mark.xfail(strict=True, reason="known since retrieval ranks chunks by the lead map too (held out on fq41-fq46: "
-                   "+3 first sentences): it brings 'GPUs are available on every major cloud ..., so a multi-cloud or "
-                   "on-prem requirement rules TPUs out' into the hits, and its lead score edges out the lock-in sentence "
-                   "for a team already on Google Cloud")
 def test_a_team_on_google_cloud_asking_whether_lock_in_matters_gets_the_lock_in_sentence(qa) -> None:  # type: ignore[no-untyped-def]
     question = "We already live entirely on Google Cloud. Does being tied to one provider still matter for us?"
     advice = advise(qa, question)
