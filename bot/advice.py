@@ -262,7 +262,10 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     rec = recommend(profile)
     notes = _notes_lead(answer)
     explains = _EXPLAINS.get(rec.recommendation, ())
-    if rec.confidence < CALLS_IT and notes is not None and notes[2] is not None and notes[2] not in explains:
+    # a verdict whose only reason is the default ("GPUs are the default"), every stated answer
+    # pulling the other way, rests on what was not said just as a close call does
+    by_default = all(r.effect == "default" for r in rec.reasons if r.direction == "for")
+    if (rec.confidence < CALLS_IT or by_default) and notes is not None and notes[2] is not None and notes[2] not in explains:
         # Too close to call, and the notes' own answer argues the other way ("the strongest case
         # for a TPU" under a GPU verdict only half the open answers keep): a verdict leading with
         # "GPUs are the default" would contradict the notes on a guess about what was not said.

@@ -300,3 +300,16 @@ def test_explain_how_is_a_method_not_a_figure(qa) -> None:  # type: ignore[no-un
                 "compared with how this is usually done on GPU clusters?")
     advice = advise(qa, question)
     assert not advice.answer.declined and advice.answer.intent != "figure", advice.answer.answer
+
+
+def test_a_verdict_resting_only_on_the_default_yields_the_lead_to_the_notes(qa) -> None:  # type: ignore[no-untyped-def]
+    # every answer the team states pulls towards a TPU; the engine's GPU comes only from "GPUs are
+    # the default" and the answers left open, so it must not open the answer with that default
+    question = ("our model is written in jax and we're already on gcp; the next run will be a multi-week job "
+                "across a lot of chips. tpu or stick with gpus?")
+    advice = advise(qa, question)
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu", advice.answer.answer
+    assert all(r.effect == "default" for r in advice.recommendation.reasons if r.direction == "for")
+    assert not advice.answer.answer.startswith("Recommendation:"), advice.answer.answer
+    assert "strongest case for a TPU" in advice.answer.sentences[0].text, advice.answer.answer
+    assert "recommendation engine's verdict" in advice.answer.answer and "would settle it" in advice.answer.answer
