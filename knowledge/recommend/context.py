@@ -61,6 +61,15 @@ ASKING_OPENING = re.compile(
     r"what|which|how|why|where|when|who|isn['\u2019]t|aren['\u2019]t|doesn['\u2019]t|wouldn['\u2019]t)\b",
     re.IGNORECASE,
 )
+#: A count bounded from below or above ("more than 2000 GPUs", "fewer than 8 chips"): a
+#: quantity, not the comparison "than" marks elsewhere ("cost more than flexibility").
+_BOUND = re.compile(r"\b(?:more|less|fewer)\s+than\s*~?\s*$", re.IGNORECASE)
+
+
+def _quantity(before: str, match: str) -> bool:
+    return match[:1].isdigit() and _BOUND.search(before) is not None
+
+
 #: Ends a clause inside a sentence.
 _CLAUSE_BREAK = re.compile(r"[,:()\[\]]|\s[-\u2013\u2014]\s|\bbut\b|\bwhile\b|\bthough\b", re.IGNORECASE)
 
@@ -155,7 +164,7 @@ class CompiledContext:
         before = text[c_start:start]
         if self.hedge.search(before):  # before the others: "not sure if we use ..." is a hedge
             return "ask"
-        if self.negation.search(before) or self.hypothetical.search(before):
+        if self.negation.search(before) or (self.hypothetical.search(before) and not _quantity(before, text[start:end])):
             return "drop"
         if self.negation_after.search(text[end:min(c_end, end + REACH)]):  # "cheapest isn't the point"
             return "drop"

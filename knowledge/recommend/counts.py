@@ -47,9 +47,12 @@ def count_patterns(c: Counts, numbers: Mapping[str, int], multipliers: Mapping[s
     times = "|".join(sorted((re.escape(w) for w in multipliers), key=len, reverse=True)) or "(?!)"
     # not "ZeRO-3", not "2.3"; "a couple thousand", "3 hundred": the multiplier is part of the number
     number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
+    # after a label, a number word ends its item: in "400 GPUs: one trains the models, the other
+    # serves them" the "one" after the colon is a pronoun, not a count of one GPU
+    listed = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|(?:{words})(?=\s*(?:$|[,;.)\n])))(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
     return [
         re.compile(rf"{number}\+?(?:\s*x\s*|\s+of\s+|\s+|-){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
-        re.compile(rf"\b(?:{units})\s*[:=]\s*~?{number}", re.IGNORECASE),  # a list: "- gpus: 16"
+        re.compile(rf"\b(?:{units})\s*[:=]\s*~?{listed}", re.IGNORECASE),  # a list: "- gpus: 16"
         re.compile(c.slice, re.IGNORECASE),  # a TPU slice: "v5p-512"
     ]
 

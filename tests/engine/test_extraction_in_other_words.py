@@ -124,3 +124,19 @@ def test_a_statement_before_a_questions_asking_tail_is_read_the_question_is_not(
     got = answers(text)
     assert all(got.get(k) == v for k, v in kept.items()), got
     assert not set(absent) & set(got), got
+
+
+@pytest.mark.parametrize(("text", "scale"), [
+    ("For training we have more than 2000 GPU on Google Cloud", "massive"),  # a bound, not a comparison
+    ("onprem DGX cluster, ~3000 GPUs, custom attention kernels", "massive"),  # a DGX cluster is no single box
+    ("Two teams share a cluster of about 400 GPUs: one trains the models, the other serves them", "massive"),
+    ("- gpus: 16", "multi_device"),
+])
+def test_counts_said_with_bounds_labels_and_clusters(text: str, scale: str) -> None:
+    assert answers(text).get("scale") == scale, profile_from_text(text)
+
+
+def test_the_loser_of_a_comparison_with_than_is_still_not_stated() -> None:
+    # "more than" before a count is a bound; before anything else it still marks the comparison's loser
+    assert answers("we care about flexibility more than cost").get("priority") == "flexibility"
+    assert answers("cost matters more than flexibility to us").get("priority") == "cost_at_scale"
