@@ -295,6 +295,13 @@ def _plain(
                          band=params.model_lead_band)
         else:
             lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
+            if lead is None and kind == "how_to_fix":
+                # the notes put a fix beside its diagnosis: when no action is relevant enough on its
+                # own ("ConcretizationTypeError ..., how do I fix it?" is closest to what the error
+                # means), the action of the best sentence's own section answers
+                top = max(cands, key=lambda c: c.relevance)
+                lead = max((c for c in cands if c.chunk.chunk_id == top.chunk.chunk_id and answers(c.text)),
+                           key=_lead_key, default=None)
     elif intent.name == "definition" and intent.decided_by.startswith("cue"):
         # Only a question worded "what is X" / "what does X stand for" prefers a defining
         # sentence; "who makes TPUs?" (a definition by its nearest prototype) wants the

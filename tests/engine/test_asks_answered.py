@@ -257,3 +257,11 @@ def test_worries_about_a_move_are_a_watch_ask_answered_with_a_risk(qa):
         lead = answer.sentences[0].text
         assert "stays on GPUs" not in lead and re.search(
             r"trips|recompil|falls? back|harder|gives up|weeks|locked in|ties", lead), (question, answer.answer)
+
+
+def test_a_fix_asked_for_an_error_is_the_action_beside_its_diagnosis(qa):
+    # fq26-04, fq48-02: closest to the question is what the error means, which is no action, and
+    # the action beside it was less relevant on its own: the answer declined "nothing answers it"
+    answer = qa.ask("getting ConcretizationTypeError when i jit my train fn, runs fine without jit. what am i doing wrong?")
+    assert not answer.declined, answer.answer
+    assert "lax.cond" in answer.sentences[0].text, answer.answer
