@@ -5,10 +5,11 @@ exact terms the small model blurs ("Pallas", "tf.data"); the question forms of e
 note sentence (:mod:`knowledge.qa.form_match`) find the chunk holding the sentence that
 answers the question asked, matched question to question; the lead map
 (:mod:`knowledge.qa.lead_map`, learned from the forms and the measured outside questions)
-turns the question towards the sentence that answers it, which finds the chunk of an answer
-that shares neither words nor topic with the question ("what should we be worried about
-going in?" and the pitfalls of a first TPU move). Each alone misses what the others catch, so
-all rank the same chunks and Reciprocal Rank Fusion merges them.
+turns the question towards the sentence that answers it and ranks the chunks the other lists
+found by it, which lifts the chunk of an answer that shares neither words nor topic with the
+question ("what should we be worried about going in?" and the pitfalls of a first TPU move).
+Each alone misses what the others catch, so all rank the same chunks and Reciprocal Rank
+Fusion merges them.
 """
 
 from __future__ import annotations
@@ -125,17 +126,21 @@ class Retriever:
             return np.zeros(len(self.store.chunks), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
 
-    def _turned(self, qvec: np.ndarray) -> np.ndarray | None:
-        """Each chunk's best sentence cosine with the question turned by the lead map, or None without a map."""
+    def _turned(self, qvec: np.ndarray, candidates: set[int]) -> list[int]:
+        """The ``candidates`` (chunks another list found), ranked by their best sentence's cosine with
+        the question turned by the lead map; [] without a map. Only candidates are scored, so the
+        cost stays that of a few dozen chunks on a corpus of any size."""
         w = lead_map()
-        if w is None or len(self.store.sentence_vectors) == 0:
-            return None
-        cos = np.asarray(self.store.sentence_vectors @ lead_direction(qvec, w), dtype=np.float32)
-        out = np.full(len(self.store.chunks), -1.0, dtype=np.float32)
-        for i, c in enumerate(self.store.chunks):
+        if w is None or not candidates or len(self.store.sentence_vectors) == 0:
+            return []
+        turned = lead_direction(qvec, w)
+        score: dict[int, float] = {}
+        for i in candidates:
+            c = self.store.chunks[i]
             if c.sentences:
-                out[i] = float(cos[c.sentence_start: c.sentence_start + len(c.sentences)].max())
-        return out
+                vecs = self.store.sentence_vectors[c.sentence_start: c.sentence_start + len(c.sentences)]
+                score[i] = float((vecs @ turned).max())
+        return sorted(score, key=lambda i: (-score[i], i))
 
     def _pin_form_chunk(self, order: list[int], by_form: np.ndarray, k: int) -> list[int]:
         """Keep the chunk whose sentence has the closest question form among the hits.
@@ -181,8 +186,10 @@ class Retriever:
         else:
             by_form = self.forms.chunk_scores(form_scores)
             form_rank = [int(i) for i in np.argsort(-by_form, kind="stable")[:depth] if by_form[i] > -1.0]
-            by_map = self._turned(qvec) if self.params.map_weight > 0 else None
-            map_rank = [] if by_map is None else [int(i) for i in np.argsort(-by_map, kind="stable")[:depth]]
+            # the map reranks what the other lists found (each to ``depth``): it finds the chunk of
+            # an answer among them that shares neither words nor topic with the question
+            found = set(dense_rank) | set(bm25_rank) | set(form_rank)
+            map_rank = self._turned(qvec, found)[:depth] if self.params.map_weight > 0 else []
             fused = rrf(
                 [dense_rank, bm25_rank, form_rank, map_rank],
                 k=self.params.rrf_k,
