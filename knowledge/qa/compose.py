@@ -332,6 +332,14 @@ def _plain(
     listed = [] if ask is None or ask.type != "list" else [
         c for c in cands if c.chunk.chunk_id == lead.chunk.chunk_id and c.position == lead.position + 1 and not is_hedge(c.text)
     ][: max(0, intent.max_sentences - 1)]
+    # a sentence the lead model ranks above the lead itself answers the ask by the model's own
+    # account, however little it shares with the question's words or relevance
+    endorsed = [] if listed or intent.max_sentences < 2 else [
+        c for c in sorted(cands, key=_lead_key, reverse=True)
+        if c is not lead and c.lead and c.lead > lead.lead and not is_hedge(c.text)
+        and dangling_opener(c.text) is None and not _redundant(c, [lead], params)
+    ][:1]
+    listed = listed + endorsed
     others = listed + _mmr([c for c in pool if c not in listed], intent.max_sentences - 1 - len(listed), params,
                            [lead, *listed], top=lead.relevance)
     ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)

@@ -72,3 +72,34 @@ def test_a_measure_asked_for_by_name_declines_but_a_question_about_it_is_answere
     assert figure.declined and not figure.citations, figure.answer
     about = qa.ask("why does a TPU's utilization drop when the input pipeline is slow?")
     assert not about.declined and about.citations, about.answer
+
+
+def test_a_sentence_the_model_ranks_above_the_lead_follows_it(qa):
+    # the lead is chosen within a relevance band; a sentence the model ranks higher but that is
+    # less relevant ("In JAX, jax.debug.print ... help" under "debugging differs, which tools help?")
+    # answers the ask by the model's account and follows the lead, past the support filters
+    from knowledge.qa.asks import Ask
+    from knowledge.qa.compose import Candidate, _plain
+    from knowledge.qa.intent import Intent
+
+    store = qa.store
+    chunk = next(c for c in store.chunks if any(s.startswith("Debugging on a TPU is harder") for s in c.sentences))
+    other = next(c for c in store.chunks if c is not chunk)
+
+    def cand(c, position: int, relevance: float, lead: float) -> Candidate:
+        return Candidate(c.sentences[position], c, position, 0, relevance,
+                         np.asarray(store.sentence_vectors[c.sentence_start + position]), lead=lead)
+
+    harder = next(i for i, s in enumerate(chunk.sentences) if s.startswith("Debugging on a TPU is harder"))
+    tools = next(i for i, s in enumerate(chunk.sentences) if "jax.debug.print" in s)
+    cands = [cand(chunk, harder, 1.6, 5.0), cand(chunk, tools, 0.7, 6.0), cand(other, 0, 1.2, 1.0)]
+    intent = Intent(name="how", max_sentences=3, decided_by="test")
+    chosen = _plain("how does debugging differ on a TPU, and which tools help?", cands, intent, qa.params.answer,
+                    Ask(text="x", type="how"))
+    texts = [c.text for c, _ in chosen]
+    assert texts[0].startswith("Debugging on a TPU is harder") and "jax.debug.print" in " ".join(texts), texts
+    # without the model's endorsement the same sentence is left out (too little relevance)
+    cands[1].lead = 4.0
+    texts = [c.text for c, _ in _plain("how does debugging differ on a TPU, and which tools help?", cands, intent,
+                                       qa.params.answer, Ask(text="x", type="how"))]
+    assert not any("jax.debug.print" in t for t in texts), texts
