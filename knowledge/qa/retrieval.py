@@ -14,6 +14,7 @@ Fusion merges them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -99,15 +100,20 @@ class Retriever:
         out[ids[0][ids[0] >= 0]] = scores[0][ids[0] >= 0]
         return out
 
-    def _top_sentence(self, qvec: np.ndarray, candidates: list[int]) -> float:
-        """Best sentence cosine within the dense candidates (bounded work at any corpus size)."""
-        best = -1.0
+    def _best_sentences(self, vec: np.ndarray, candidates: Iterable[int]) -> dict[int, float]:
+        """Each candidate chunk's best sentence cosine with ``vec`` (chunks without sentences left out):
+        bounded work at any corpus size."""
+        out: dict[int, float] = {}
         for i in candidates:
             c = self.store.chunks[i]
             vecs = self.store.sentence_vectors[c.sentence_start : c.sentence_start + len(c.sentences)]
             if len(vecs):
-                best = max(best, float((vecs @ qvec).max()))
-        return best
+                out[i] = float((vecs @ vec).max())
+        return out
+
+    def _top_sentence(self, qvec: np.ndarray, candidates: list[int]) -> float:
+        """Best sentence cosine within the dense candidates."""
+        return max(self._best_sentences(qvec, candidates).values(), default=-1.0)
 
     def _top_heading(self, qvec: np.ndarray, candidates: list[int]) -> float:
         rows = sorted({self.store.chunks[i].heading_row for i in candidates} - {-1})
@@ -133,13 +139,7 @@ class Retriever:
         w = lead_map()
         if w is None or not candidates or len(self.store.sentence_vectors) == 0:
             return []
-        turned = lead_direction(qvec, w)
-        score: dict[int, float] = {}
-        for i in candidates:
-            c = self.store.chunks[i]
-            if c.sentences:
-                vecs = self.store.sentence_vectors[c.sentence_start: c.sentence_start + len(c.sentences)]
-                score[i] = float((vecs @ turned).max())
+        score = self._best_sentences(lead_direction(qvec, w), candidates)
         return sorted(score, key=lambda i: (-score[i], i))
 
     def _pin_form_chunk(self, order: list[int], by_form: np.ndarray, k: int) -> list[int]:
