@@ -22,7 +22,7 @@ import numpy as np
 from knowledge.evaluation.fresh import FreshQuestion, has_term
 from knowledge.qa.ask_model import ask_type
 from knowledge.qa.asks import options_of, split_asks
-from knowledge.qa.compose import _candidates
+from knowledge.qa.candidates import candidates
 from knowledge.qa.lead_model import FEATURES, LeadModel, feature_rows
 from knowledge.qa.service import QAEngine
 from knowledge.qa.standalone import dangling_opener
@@ -66,7 +66,7 @@ def collect_groups(
             qvec = np.asarray(store.form_vectors[row], dtype=np.float32)
             intent = engine.intents.classify(form, qvec)
             hits, evidence = engine.retriever.search(form, qvec, k=engine.retrieval_depth(intent), exclude_form=row)
-            cands = _candidates(form, qvec, hits, store, engine.params.answer, evidence.form_scores)
+            cands = candidates(form, qvec, hits, store, engine.params.answer, evidence.form_scores)
             cands = [c for c in cands if dangling_opener(c.text) is None and engine.retriever.forms.can_lead(c.text)]
             right = next((i for i, c in enumerate(cands) if c.text == entry.sentence), None)
             if right is None or len(cands) < 2:
@@ -96,7 +96,7 @@ def question_groups(
         qvec = engine.encode_query(question)
         intent = engine.intents.classify(question, qvec)
         hits, evidence, _ = engine.retrieve(question, qvec=qvec, k=engine.retrieval_depth(intent))
-        cands = _candidates(question, qvec, hits, store, engine.params.answer, evidence.form_scores)
+        cands = candidates(question, qvec, hits, store, engine.params.answer, evidence.form_scores)
         cands = [c for c in cands if dangling_opener(c.text) is None and engine.retriever.forms.can_lead(c.text)]
         rights = tuple(i for i, c in enumerate(cands) if all(has_term(c.text, t) for t in item.terms))
         if not rights or len(rights) == len(cands):

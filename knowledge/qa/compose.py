@@ -24,21 +24,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from indexer.ondisk import Store, StoredChunk
+from indexer.ondisk import Store
 from knowledge.qa.answers import AnswerSentence, Citation
 from knowledge.qa.asks import Ask
+from knowledge.qa.candidates import (
+    Candidate,
+    candidates,
+    doc_order,
+    mmr,
+    on_topic,
+    redundant,
+    restates,
+    with_predecessors,
+)
 from knowledge.qa.intent import CHOICE_INTENTS, Intent
 from knowledge.qa.lead_model import feature_rows, lead_model
 from knowledge.qa.leads import answers_ask, has_lead_cues, is_hedge
-from knowledge.qa.lexical import sentence_idf, sentence_words, tokenize
+from knowledge.qa.lexical import tokenize
 from knowledge.qa.params import AnswerParams
 from knowledge.qa.retrieval import Hit
 from knowledge.qa.sides import ComposeVocabulary, argues_for, is_verdict, mentions_domain, side_of, vocabulary
-from knowledge.qa.standalone import dangling_opener, meta_phrase
+from knowledge.qa.standalone import dangling_opener
 
 __all__ = [
     "Candidate", "ComposeVocabulary", "vocabulary", "compose", "side_of", "argues_for", "is_verdict",
@@ -56,126 +65,6 @@ _NO_VERDICT_LEADS = frozenset({"watch", "diagnose"})
 #: when any is in the band.
 _SHAPED_MODEL_LEADS = frozenset({"watch"})
 _DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
-
-
-@dataclass
-class Candidate:
-    text: str
-    chunk: StoredChunk
-    position: int  # index of the sentence within its chunk
-    rank: int  # rank of its chunk
-    relevance: float
-    vector: np.ndarray
-    form: float = 0.0  # cosine of the question with this sentence's closest question form
-    cos: float = 0.0  # cosine of the question with the sentence itself
-    overlap: float = 0.0  # the question's rare words the sentence shares (idf-weighted share)
-    lead: float = 0.0  # how likely it answers the ask, by the fitted lead model (knowledge.qa.lead_model)
-    words: frozenset[str] = frozenset()  # its content words (knowledge.qa.lexical.tokenize)
-
-
-def _candidates(
-    question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams,
-    form_scores: dict[str, float] | None = None,
-) -> list[Candidate]:
-    qtokens = set(tokenize(question))
-    idf = sentence_idf(store)
-    by_row = sentence_words(store)  # each sentence's words, tokenized once per store
-    default = max(idf.values(), default=1.0)
-    qweight = sum(idf.get(t, default) for t in qtokens)
-    out: list[Candidate] = []
-    seen: set[str] = set()
-    for hit in hits:
-        chunk = hit.chunk
-        vecs = store.sentence_vectors[chunk.sentence_start : chunk.sentence_start + len(chunk.sentences)]
-        cos = vecs @ qvec
-        for pos, (text, vec) in enumerate(zip(chunk.sentences, vecs)):
-            if text in seen or len(text.split()) < 5 or text.endswith("?") or meta_phrase(text):
-                continue  # overlap sentences appear in two chunks; fragments and meta text say little
-            seen.add(text)
-            stoks = by_row[chunk.sentence_start + pos]
-            overlap = sum(idf.get(t, default) for t in qtokens & stoks) / qweight if qweight else 0.0
-            rel = float(cos[pos]) + params.lexical_weight * overlap + params.rank_prior / (hit.rank + 1)
-            form = (form_scores or {}).get(text, 0.0)
-            rel += params.form_weight * max(0.0, form)
-            out.append(Candidate(text, chunk, pos, hit.rank, rel, vec, form, float(cos[pos]), overlap, words=stoks))
-    return out
-
-
-def _redundant(c: Candidate, picked: list[Candidate], params: AnswerParams) -> bool:
-    """Says what a picked sentence says: close in meaning, or nearly all of the shorter one's words
-    in the other. The embedding alone misses a restatement with a different opening ("A move from
-    GPUs to TPUs is worth planning only when the bill ..." and "The move itself is worth planning
-    once the bill ...": cosine 0.68)."""
-    return any(float(c.vector @ p.vector) >= params.max_redundancy or _restates(c.words, p.words, params) for p in picked)
-
-
-def _restates(a: frozenset[str], b: frozenset[str], params: AnswerParams) -> bool:
-    shorter = min(len(a), len(b))
-    return shorter >= params.restate_min_words and len(a & b) >= params.max_word_containment * shorter
-
-
-def _mmr(
-    pool: list[Candidate], n: int, params: AnswerParams, picked: list[Candidate] | None = None, top: float | None = None
-) -> list[Candidate]:
-    """Greedy MMR: up to ``n`` relevant, mutually different sentences (``picked`` already chosen).
-
-    A sentence must score ``min_relevance_ratio`` of the best in the pool and, when the
-    answer has a lead (``top``, its relevance), ``min_support_ratio`` of the lead: measured
-    only against what is left, a glossary's neighbouring entry rides along with the one asked for.
-    """
-    already = list(picked or [])
-    if not pool or n <= 0:
-        return []
-    floor = max(c.relevance for c in pool) * params.min_relevance_ratio
-    if top is not None:
-        floor = max(floor, top * params.min_support_ratio)
-    pool = [c for c in pool if c.relevance >= floor and c not in already]
-    out: list[Candidate] = []
-    while pool and len(out) < n:
-        def score(c: Candidate) -> float:
-            redundancy = max((float(c.vector @ p.vector) for p in already + out), default=0.0)
-            return params.mmr_lambda * c.relevance - (1 - params.mmr_lambda) * redundancy
-
-        nxt = max(pool, key=score)
-        pool.remove(nxt)
-        if not _redundant(nxt, already + out, params):
-            out.append(nxt)
-    return out
-
-
-def _doc_order(c: Candidate) -> tuple:
-    return (c.chunk.source_id, c.chunk.chunk_id, c.position)
-
-
-def _with_predecessors(picked: list[Candidate], all_cands: list[Candidate], budget: int) -> list[Candidate]:
-    """A sentence that leans on its predecessor brings it along when the budget allows, else goes."""
-    out: list[Candidate] = []
-    for c in picked:
-        if dangling_opener(c.text) is None:
-            out.append(c)
-            continue
-        prev = next((x for x in all_cands if x.chunk is c.chunk and x.position == c.position - 1), None)
-        if prev is not None and (prev in out or len(out) + 2 <= budget) and dangling_opener(prev.text) is None:
-            if prev not in out:
-                out.append(prev)
-            out.append(c)
-    return out[:budget]
-
-
-def _on_topic(c: Candidate, adds: set[str], lead: Candidate, params: AnswerParams) -> bool:
-    """A sentence after the lead adds something the question asks that the lead does not say.
-
-    It is nearly as relevant as the lead itself, or it names a word of the question (beyond
-    the generic words of ``data/compose.toml``) that the lead lacks. A sentence that only
-    shares the lead's subject was the commonest defect outside examiners found ("off-ask
-    filler" after a right lead: the factory/workshop picture under "is a TPU cheaper?", the
-    retracing sentence under a question about padding); closeness to the lead let it in, so
-    closeness alone no longer does. ``adds``: the question's words, less the generic ones, that
-    the lead does not name (computed once per answer by the caller).
-    """
-    if c.relevance >= lead.relevance * params.min_relevance_ratio:
-        return True  # nearly as relevant as the lead itself
-    return bool(adds & c.words)
 
 
 def _lead(
@@ -236,7 +125,7 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, questi
     best = max(cands, key=lambda c: c.relevance)
     if (
         best is not lead and intent.max_sentences > 1 and best.relevance > lead.relevance and not is_hedge(best.text)
-        and argues_for(best.text) is None and dangling_opener(best.text) is None and not _redundant(best, picked, params)
+        and argues_for(best.text) is None and dangling_opener(best.text) is None and not redundant(best, picked, params)
     ):
         chosen.append((best, "answer"))
         picked.append(best)
@@ -246,9 +135,9 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, questi
         # a side holds only sentences about that side that argue for it (not "a TPU is a poor
         # place for ..." under "For GPUs:")
         ok = [c for c in rest if argues_for(c.text) == side == side_of(c.text) and dangling_opener(c.text) is None]
-        mine = _mmr(ok, per_side, params, picked)
+        mine = mmr(ok, per_side, params, picked)
         picked += mine
-        chosen += [(c, side) for c in sorted(mine, key=_doc_order)]
+        chosen += [(c, side) for c in sorted(mine, key=doc_order)]
     return chosen
 
 
@@ -320,7 +209,7 @@ def _plain(
     if lead is None:
         return []
     adds = set(tokenize(question)) - voc.generic - lead.words
-    pool = [c for c in cands if c is not lead and not is_hedge(c.text) and _on_topic(c, adds, lead, params)]
+    pool = [c for c in cands if c is not lead and not is_hedge(c.text) and on_topic(c, adds, lead, params)]
     if any(c.lead for c in cands):
         # the lead model reads whether a sentence answers the question (not only its topic): a
         # supporting sentence it scores far below the lead is on the subject, not on the ask ("the
@@ -337,12 +226,12 @@ def _plain(
     endorsed = [] if listed or intent.max_sentences < 2 else [
         c for c in sorted(cands, key=_lead_key, reverse=True)
         if c is not lead and c.lead and c.lead > lead.lead and not is_hedge(c.text)
-        and dangling_opener(c.text) is None and not _redundant(c, [lead], params)
+        and dangling_opener(c.text) is None and not redundant(c, [lead], params)
     ][:1]
     listed = listed + endorsed
-    others = listed + _mmr([c for c in pool if c not in listed], intent.max_sentences - 1 - len(listed), params,
+    others = listed + mmr([c for c in pool if c not in listed], intent.max_sentences - 1 - len(listed), params,
                            [lead, *listed], top=lead.relevance)
-    ordered = _with_predecessors([lead] + sorted(others, key=_doc_order), cands, intent.max_sentences)
+    ordered = with_predecessors([lead] + sorted(others, key=doc_order), cands, intent.max_sentences)
     # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict
     verdict = ask is not None and (
         ask.type == "choice" and is_verdict(lead.text) or ask.type == "compare" and argues_for(lead.text) is not None
@@ -382,8 +271,8 @@ def compose(
     intent = intent or _DEFAULT_INTENT
     said = [frozenset(tokenize(text)) for text in used]
     cands = [
-        c for c in _candidates(question, qvec, hits, store, params, form_scores)
-        if c.text not in used and not any(_restates(c.words, words, params) for words in said)
+        c for c in candidates(question, qvec, hits, store, params, form_scores)
+        if c.text not in used and not any(restates(c.words, words, params) for words in said)
     ]
     if not cands or intent.max_sentences <= 0:
         return [], []

@@ -48,7 +48,7 @@ class _Chunk(Protocol):
 
 
 class _Scored(Protocol):
-    """What the features read of a candidate sentence (``knowledge.qa.compose.Candidate``)."""
+    """What the features read of a candidate sentence (``knowledge.qa.candidates.Candidate``)."""
 
     @property
     def text(self) -> str: ...

@@ -52,7 +52,7 @@ class AnswerParams(_Strict):
     #: a sentence supporting an answer's lead must score at least this share of the lead
     min_support_ratio: float = Field(0.7, ge=0, le=1)
     #: ... and, unless nearly as relevant as the lead (``min_relevance_ratio``), name a word of the
-    #: question the lead lacks (knowledge.qa.compose._on_topic)
+    #: question the lead lacks (knowledge.qa.candidates.on_topic)
     #: ... and score within this many logits of the lead in the fitted lead model (whether a
     #: sentence answers the question, not only shares its topic)
     support_lead_gap: float = Field(3.0, ge=0)

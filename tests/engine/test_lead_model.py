@@ -79,7 +79,8 @@ def test_a_sentence_the_model_ranks_above_the_lead_follows_it(qa):
     # less relevant ("In JAX, jax.debug.print ... help" under "debugging differs, which tools help?")
     # answers the ask by the model's account and follows the lead, past the support filters
     from knowledge.qa.asks import Ask
-    from knowledge.qa.compose import Candidate, _plain
+    from knowledge.qa.candidates import Candidate
+    from knowledge.qa.compose import _plain
     from knowledge.qa.intent import Intent
 
     store = qa.store
