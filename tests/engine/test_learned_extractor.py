@@ -46,6 +46,29 @@ def test_the_clauses_are_many_varied_and_split_for_good() -> None:
     assert parts["validation"] >= 300 and set(parts) == {"train", "validation"} and part_of("a-0001") == part_of("a-0001")
 
 
+def test_outside_messages_raise_high_only_over_a_band_mostly_wrong() -> None:
+    """``raise_high`` moves a field's ``high`` past readings outside writers' messages show to be
+    wrong as often as right, and leaves it where those readings are mostly right or too few."""
+    from knowledge.recommend.learned.train import MIN_SUPPORT, raise_high
+
+    sure = [0.99] * 20
+    # five readings at 0.86-0.90, all wrong, below a right one: asked from then on, not set
+    band = [0.86, 0.87, 0.88, 0.89, 0.90, 0.91]
+    assert raise_high(band + sure, [False] * 5 + [True] + [True] * 20, 0.85, cost=1.0) == 0.91
+    # the same band mostly right stays set
+    assert raise_high(band + sure, [True] * 5 + [False] + [True] * 20, 0.85, cost=1.0) == 0.85
+    # too few readings below to move on (a stray wrong reading or two)
+    few = band[: MIN_SUPPORT - 1]
+    assert raise_high(few + sure, [False] * len(few) + [True] * 20, 0.85, cost=1.0) == 0.85
+    # the cost of a wrong field decides a band as often right as wrong
+    even = [0.86, 0.87, 0.88, 0.89, 0.90, 0.91]
+    rights = [True, False] * 3
+    assert raise_high(even + sure, rights + [True] * 20, 0.85, cost=1.0) == 0.85
+    assert raise_high(even + sure, rights + [True] * 20, 0.85, cost=1.5) == 0.92
+    # no outside readings at all: the validation split's choice stands
+    assert raise_high([], [], 0.85) == 0.85
+
+
 def test_a_bad_clause_line_is_a_one_line_error(tmp_path: Path) -> None:
     bad = tmp_path / "clauses_x.jsonl"
     bad.write_text('{"id": "x-1", "text": "8 GPUs", "labels": {"scale": "eight"}}\n', encoding="utf-8")
@@ -68,7 +91,8 @@ def test_training_is_deterministic_and_writes_what_the_reader_loads(embedder, tm
     for (dst,), src, lines in ((clauses, "clauses_e.jsonl", 120), (messages, "messages_f.jsonl", 60)):
         head = (DATA_DIR / src).read_text(encoding="utf-8").splitlines(keepends=True)[:lines]
         dst.write_text("".join(head), encoding="utf-8")
-    made = [train_heads(embedder, out_dir=tmp_path / run, clause_files=clauses, message_files=messages, epochs=1)
+    made = [train_heads(embedder, out_dir=tmp_path / run, clause_files=clauses, message_files=messages,
+                        threshold_files=(), epochs=1)
             for run in ("a", "b")]
     for name in ("manifest.json", "heads.npy", OVERLAY_FILE):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from knowledge.recommend.profile import FIELD_VALUES, is_answer
 
 __all__ = [
-    "CLAUSE_FILES", "DATA_DIR", "MESSAGE_FILES", "MODIFIERS", "NOT_STATED", "GATING_MODIFIERS", "TRAINING_FILES", "LabelledClause", "Part",
+    "CLAUSE_FILES", "DATA_DIR", "MESSAGE_FILES", "MODIFIERS", "NOT_STATED", "GATING_MODIFIERS", "THRESHOLD_FILES", "TRAINING_FILES", "LabelledClause", "Part",
     "load_clauses", "load_messages", "part_of", "data_sha256",
 ]
 
@@ -42,8 +42,15 @@ MESSAGE_FILES: tuple[Path, ...] = (
     *sorted(DATA_DIR.glob("messages_*.jsonl")),
     *(_EVAL_DATA / "measured" / f"fm{n}.jsonl" for n in (6, 7, 8, 9, 10, 11, 13, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)),
 )
+#: Fresh batches measured once and not trained on, whose whole messages (read as users send them)
+#: choose how sure a head must be before it sets a field rather than asking (:mod:`.train`). They
+#: are outside writers' messages, which the validation split (a hash slice of the training
+#: files) holds few of. Named one by one, like :data:`MESSAGE_FILES`.
+THRESHOLD_FILES: tuple[Path, ...] = tuple(
+    _EVAL_DATA / "measured" / f"fm{n}.jsonl" for n in (32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43)
+)
 #: Everything the extractor learns from: the weights' manifest records one hash over these files.
-TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + MESSAGE_FILES
+TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + MESSAGE_FILES + THRESHOLD_FILES
 #: Each field head's first class: "this clause does not say it". Not "none", which is a value
 #: (custom_kernels = none): with both spelled "none", every clause labelled "no custom kernels"
 #: was trained as not stating the field, and the head never learned to read it (format 2).

@@ -11,7 +11,10 @@ deterministic:
    clauses read one by one and its whole messages read as users send them (the rules first).
    ``high`` is the lowest probability at which the head's readings are still at least
    :data:`TARGET_PRECISION` right, ``medium`` the lowest at which they are
-   :data:`CONFIRM_PRECISION` right (worth a yes/no question); the modifier gate likewise;
+   :data:`CONFIRM_PRECISION` right (worth a yes/no question); the modifier gate likewise.
+   Then outside writers' measured messages that are not trained on (:data:`.data.THRESHOLD_FILES`)
+   may raise ``high`` (:func:`raise_high`): where a head's readings just above it are wrong about
+   as often as right on them, those readings are asked as confirmations instead of set;
 4. the weights and a manifest recording the data's and the overlay's hashes, the encoder's
    model id and the tuned model's probe vector are written to ``data/extractor/``.
 
@@ -35,6 +38,7 @@ from knowledge.recommend.learned.data import (
     MESSAGE_FILES,
     MODIFIERS,
     NOT_STATED,
+    THRESHOLD_FILES,
     LabelledClause,
     data_sha256,
     load_clauses,
@@ -59,7 +63,7 @@ from knowledge.recommend.textual import MAX_TEXT_CHARS, profile_from_text
 if TYPE_CHECKING:  # pragma: no cover
     from indexer.embedder import Embedder
 
-__all__ = ["train_heads", "choose_threshold", "TARGET_PRECISION", "CONFIRM_PRECISION"]
+__all__ = ["train_heads", "choose_threshold", "raise_high", "TARGET_PRECISION", "CONFIRM_PRECISION", "WRONG_COST"]
 
 TARGET_PRECISION = 0.97
 CONFIRM_PRECISION = 0.80
@@ -89,6 +93,33 @@ def choose_threshold(scores: "Sequence[float] | np.ndarray", right: "Sequence[bo
     return best
 
 
+#: What one field set wrong costs, counted in fields set right: a wrong field moves the verdict
+#: unseen, while a reading asked instead ("It sounds like ...: right?") costs the user a yes.
+#: Chosen on fm32-fm43 (the extractor trained on fm6-fm31): at 1 only optimization_time's
+#: 0.85-0.92 band moved (1 right, 8 wrong: "no compiler expert", "nothing is signed" read as no
+#: time to tune); at 1.5 four fields' bands, 18 right and 22 wrong.
+WRONG_COST = 1.5
+
+
+def raise_high(scores: "Sequence[float] | np.ndarray", right: "Sequence[bool] | np.ndarray", high: float,
+               cost: float = WRONG_COST) -> float:
+    """``high``, or the threshold above it that best trades readings set wrong against readings set right.
+
+    ``scores``/``right``: a head's best reading of each outside message and whether it is right.
+    A threshold ``t`` is worth ``right - cost * wrong`` over the readings at or above it; the
+    readings it stops setting (``high <= p < t``) must number :data:`MIN_SUPPORT` or more, so a
+    stray reading or two moves nothing.
+    """
+    s, r = np.asarray(scores, dtype=np.float64), np.asarray(right, dtype=bool)
+    best, best_worth = high, float(r[s >= high].sum() - cost * (~r[s >= high]).sum())
+    for t in np.round(np.arange(high + 0.01, 1.0, 0.01), 2):
+        above, band = s >= t, (s >= high) & (s < t)
+        worth = float(r[above].sum() - cost * (~r[above]).sum())
+        if band.sum() >= MIN_SUPPORT and worth > best_worth + 1e-9:
+            best, best_worth = float(t), worth
+    return best
+
+
 def _targets(items: list[LabelledClause], name: str, classes: tuple[str, ...], train: np.ndarray) -> np.ndarray:
     y = np.array([classes.index(i.labels.get(name, NOT_STATED)) for i in items])
     return np.where(train, y, IGNORE)
@@ -96,7 +127,8 @@ def _targets(items: list[LabelledClause], name: str, classes: tuple[str, ...], t
 
 def train_heads(
     embedder: "Embedder", *, out_dir: Path = HEADS_DIR, clause_files: tuple[Path, ...] = CLAUSE_FILES,
-    message_files: tuple[Path, ...] = MESSAGE_FILES, epochs: int = EPOCHS,
+    message_files: tuple[Path, ...] = MESSAGE_FILES, threshold_files: tuple[Path, ...] = THRESHOLD_FILES,
+    epochs: int = EPOCHS,
 ) -> HeadsManifest:
     """Fine-tune on ``train``, choose thresholds on ``validation``; write overlay, weights and manifest."""
     clauses = load_clauses(clause_files)
@@ -130,8 +162,9 @@ def train_heads(
     probe = tuned_encoder.probe()
     common = dict(
         format=FORMAT, command=TRAIN_COMMAND, model_id=embedder.model_id, dim=int(probe.shape[0]),
-        probe=tuple(round(float(v), 7) for v in probe), data_files=tuple(p.name for p in clause_files + message_files),
-        data_sha256=data_sha256(clause_files + message_files), weights_sha256="", overlay_sha256=_sha256(overlay),
+        probe=tuple(round(float(v), 7) for v in probe),
+        data_files=tuple(p.name for p in clause_files + message_files + threshold_files),
+        data_sha256=data_sha256(clause_files + message_files + threshold_files), weights_sha256="", overlay_sha256=_sha256(overlay),
         tuned_layers=TUNED_LAYERS, epochs=epochs, heads=tuple(heads),
     )
     provisional = HeadsManifest(**common, thresholds={n: Thresholds(high=1.01, medium=1.01) for n in FIELD_VALUES},
@@ -157,9 +190,11 @@ def train_heads(
     for name, (scores, rights) in message_readings(held, reader).items():
         pairs[name][0].extend(scores)
         pairs[name][1].extend(rights)
+    outside = message_readings([(i.text, dict(i.labels)) for i in load_messages(threshold_files)], reader)
     thresholds = {}
     for name, (scores, rights) in pairs.items():
         high = min(choose_threshold(np.array(scores), np.array(rights), TARGET_PRECISION, MIN_HIGH), MAX_HIGH)
+        high = raise_high(*outside[name], high)
         medium = min(choose_threshold(np.array(scores), np.array(rights), CONFIRM_PRECISION, MIN_MEDIUM), high)
         thresholds[name] = Thresholds(high=high, medium=medium)
     manifest = HeadsManifest(**common, thresholds=thresholds, modifier_gate=gate)
