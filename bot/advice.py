@@ -215,6 +215,17 @@ def _rules_out(sentence: str, reading: "MessageReading") -> bool:
 _NAMES = frozenset({"Pallas", "Cloud", "Google", "Grain"})
 
 
+#: Reason effects that decide a verdict alone: a gate (no TPU where the team runs) or a blocker.
+_DECISIVE = ("gate:", "blocker:")
+#: A reason's short label before its sentence ("TPU not available: Cloud TPUs are ...").
+_REASON_LABEL = re.compile(r"^[A-Z][\w-]*(?: [\w-]+){0,3}: (?=[A-Z])")
+
+
+def _unlabelled(sentence: str) -> str:
+    """The reason without its short label, to continue a verdict after "since"."""
+    return _REASON_LABEL.sub("", sentence, count=1)
+
+
 def _continuing(sentence: str) -> str:
     """A reason sentence continued after "since": its first word lower-cased unless it is a name
     ("On another cloud ..." and "Large-scale training ..." continue in lower case, "PyTorch
@@ -296,17 +307,31 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     note = notes[:2] if (notes is not None and notes[2] in explains and notes[0].text not in said
                          and not _rules_out(notes[0].text, reading)) else None
     top = chosen.pop(0) if note is None and chosen and chosen[0][0].direction == "for" else None
+    # a first reason that rules the TPU out or blocks it ("On another cloud a TPU also means moving
+    # to Google Cloud", "TPU not available: ...") decides the verdict by itself, so it joins the
+    # notes' reason in the first sentence rather than waiting below it: "should we move?" is
+    # answered by both (weeks of porting do not pay back, and TPUs are not on their cloud)
+    also = chosen.pop(0) if note is not None and chosen and chosen[0][0].effect.startswith(_DECISIVE) else None
     sentences.append(AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"))
     if note is not None:
         sentence, cite = note
         sentences.append(sentence.model_copy(update={"role": "answer"}))
         joint = "because" if " since " in sentence.text else "since"  # not "since ..., since ..."
-        parts.append(f"Recommendation: {label}, {joint} {_continuing(sentence.text)} [{cite.chunk_id}]")
+        line = f"Recommendation: {label}, {joint} {_continuing(sentence.text)} [{cite.chunk_id}]"
         citations.setdefault(cite.chunk_id, cite)
+        if also is not None:
+            reason, cites = also
+            sentences.append(AnswerSentence(text=reason.sentence, chunk_id=cites[0].chunk_id, role="answer"))
+            # one sentence, its citations after it as for every engine reason
+            line = (f"{line.removesuffix(f' [{cite.chunk_id}]').rstrip('.')}, and {_continuing(_unlabelled(reason.sentence))} "
+                    + " ".join(f"[{c}]" for c in dict.fromkeys([cite.chunk_id, *(c.chunk_id for c in cites[:2])])))
+            for c in cites[:2]:
+                citations.setdefault(c.chunk_id, c)
+        parts.append(line)
     elif top is not None:
         # the engine's own sentence is kept apart, as it is for every reason (not a quote of a note)
         sentences.append(AnswerSentence(text=top[0].sentence, chunk_id=top[1][0].chunk_id, role="answer"))
-        parts.append(f"Recommendation: {label}, since {_continuing(top[0].sentence)} "
+        parts.append(f"Recommendation: {label}, since {_continuing(_unlabelled(top[0].sentence))} "
                      + " ".join(f"[{c.chunk_id}]" for c in top[1][:2]))
         for c in top[1][:2]:
             citations.setdefault(c.chunk_id, c)

@@ -45,10 +45,11 @@ def test_a_situational_question_gets_the_verdict_with_cited_reasons(qa) -> None:
 
 
 def _verdict_note(line: str) -> tuple[str, str]:
-    """The note sentence and chunk a verdict line gives as its reason ("Recommendation: X, since <note> [chunk]")."""
-    found = re.fullmatch(r"Recommendation: (?:GPU now, TPU later|GPU|TPU), (?:since|because) (.+) \[([a-z0-9_]+:c\d{4})\]", line)
+    """The reason a verdict line gives and its first chunk ("Recommendation: X, since <note> [chunk] ..."):
+    the note, and after ", and" a deciding engine reason when there is one."""
+    found = re.fullmatch(r"Recommendation: (?:GPU now, TPU later|GPU|TPU), (?:since|because) (.+?)((?: \[[a-z0-9_]+:c\d{4}\])+)", line)
     assert found is not None, line
-    return found.group(1), found.group(2)
+    return found.group(1), re.findall(r"[a-z0-9_]+:c\d{4}", found.group(2))[0]
 
 
 def test_the_notes_answer_for_the_team_is_the_reason_of_the_verdict_it_argues_for(qa) -> None:  # type: ignore[no-untyped-def]
@@ -61,13 +62,21 @@ def test_the_notes_answer_for_the_team_is_the_reason_of_the_verdict_it_argues_fo
     # verdict's reason in the first sentence; the engine's rules follow as its reasons, none said twice
     from knowledge.qa.sides import argues_for
 
-    note, cited = _verdict_note(lines[0])
+    said, cited = _verdict_note(lines[0])
     assert cited in {c.chunk_id for c in advice.answer.citations}
-    assert any(s.text[1:] == note[1:] and s.chunk_id == cited for s in advice.answer.sentences)
+    quoted = next(s for s in advice.answer.sentences if s.chunk_id == cited and s.role == "answer")
+    assert said[1:].startswith(quoted.text[1:].rstrip("."))
+    note = quoted.text
     assert argues_for(note) == "gpu" and "port" in note.lower()
     assert all(note[1:] not in r.sentence for r in advice.recommendation.reasons)
+    # the engine's first reason blocks a TPU on AWS (a move to Google Cloud): it decides the verdict
+    # alone, so it joins the note in the first sentence and is not repeated below it
+    deciding = advice.recommendation.reasons[0]
+    assert deciding.effect.startswith("blocker:") and "Google Cloud" in deciding.sentence
+    assert said.endswith(", and " + deciding.sentence[:1].lower() + deciding.sentence[1:])
     assert lines[1].startswith("Read from your message: ")
     assert any(line.startswith("The engine's reason: ") for line in lines[2:])
+    assert not any(deciding.sentence in line for line in lines[1:])
 
 
 def test_the_notes_answer_is_quoted_whatever_role_its_lead_plays(qa) -> None:  # type: ignore[no-untyped-def]
@@ -78,8 +87,8 @@ def test_the_notes_answer_is_quoted_whatever_role_its_lead_plays(qa) -> None:  #
     assert answer.sentences and answer.sentences[0].chunk_id
     advice = advise(qa, question)
     assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
-    note, cited = _verdict_note(advice.answer.answer.split("\n")[0])
-    assert (note[1:], cited) == (answer.sentences[0].text[1:], answer.sentences[0].chunk_id)
+    said, cited = _verdict_note(advice.answer.answer.split("\n")[0])
+    assert cited == answer.sentences[0].chunk_id and said[1:].startswith(answer.sentences[0].text[1:].rstrip("."))
 
 
 def test_a_notes_answer_arguing_against_the_verdict_is_not_shown_as_its_reason(qa) -> None:  # type: ignore[no-untyped-def]
