@@ -70,8 +70,9 @@ def _quantity(before: str, match: str) -> bool:
     return match[:1].isdigit() and _BOUND.search(before) is not None
 
 
-#: Ends a clause inside a sentence.
-_CLAUSE_BREAK = re.compile(r"[,:()\[\]]|\s[-\u2013\u2014]\s|\bbut\b|\bwhile\b|\bthough\b", re.IGNORECASE)
+#: Ends a clause inside a sentence (an emoji is chat's punctuation: "nobody's profiled it 🤷 flax").
+_CLAUSE_BREAK = re.compile(r"[,:()\[\]\u2600-\u27bf\U0001f300-\U0001faff]|\s[-\u2013\u2014]\s|\bbut\b|\bwhile\b|\bthough\b",
+                           re.IGNORECASE)
 
 
 class ContextCues(BaseModel):
@@ -92,8 +93,16 @@ class ContextCues(BaseModel):
     #: words a negation reaches through any verb to ("we do not currently employ any custom
     #: kernels"): "any" after a negation in the same clause is under it
     negative_scope: str = "any"
+    #: a subject that denies its whole clause ("nobody in the lab knows XLA", "we don't have any
+    #: people who know CUDA"): a match anywhere after it in the clause is denied
+    negative_subject: str = r"(?!x)x"
+    #: the fields it denies: things a team knows, uses or has. Not its states, which a negative
+    #: subject often says ("nobody touches the model": rarely; "nobody can spend more than a day
+    #: or two": days)
+    negative_subject_fields: tuple[str, ...] = ()
 
-    @field_validator("*")
+    @field_validator("negation", "hypothetical", "hedge", "filler", "self_words", "generic_opening", "elsewhere",
+                     "negation_after", "transition_after", "others", "negative_scope", "negative_subject")
     @classmethod
     def _compiles(cls, pattern: str) -> str:
         try:
@@ -114,6 +123,8 @@ class CompiledContext:
     negation_after: re.Pattern[str]
     transition_after: re.Pattern[str]
     others: re.Pattern[str]
+    negative_subject: re.Pattern[str]
+    negative_subject_fields: frozenset[str]
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
@@ -135,10 +146,13 @@ class CompiledContext:
             negation_after=re.compile(rf"^{fill}\s+(?:{cues.negation_after})\b", re.IGNORECASE),
             transition_after=re.compile(rf"^{fill}\s+(?:{cues.transition_after})\b", re.IGNORECASE),
             others=re.compile(cues.others, re.IGNORECASE),
+            negative_subject=re.compile(cues.negative_subject, re.IGNORECASE),
+            negative_subject_fields=frozenset(cues.negative_subject_fields),
         )
 
-    def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False, others: bool = True) -> Verdict:
-        """What a match at ``text[start:end]`` is worth: kept, dropped, or asked about.
+    def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False, others: bool = True,
+              field: str | None = None) -> Verdict:
+        """What a match at ``text[start:end]`` (of ``field``) is worth: kept, dropped, or asked about.
 
         ``others=False`` leaves out the sentence-level check for someone else's situation (the
         ``others`` word list), to tell the drops that rest on it alone."""
@@ -164,7 +178,9 @@ class CompiledContext:
         before = text[c_start:start]
         if self.hedge.search(before):  # before the others: "not sure if we use ..." is a hedge
             return "ask"
-        if self.negation.search(before) or (self.hypothetical.search(before) and not _quantity(before, text[start:end])):
+        denied = field in self.negative_subject_fields and self.negative_subject.search(before) is not None
+        if self.negation.search(before) or denied or (
+                self.hypothetical.search(before) and not _quantity(before, text[start:end])):
             return "drop"
         if self.negation_after.search(text[end:min(c_end, end + REACH)]):  # "cheapest isn't the point"
             return "drop"

@@ -311,13 +311,13 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
                 shadowing.append((m.start(), m.end(), term.shadows))
     found = [h for h in found if not any(h[0] in f and s <= h[2] and h[3] <= e for s, e, f in shadowing)]
     answer = field is not None
-    verdicts = [context.judge(text, h[2], h[3], answer) for h in found]
+    verdicts = [context.judge(text, h[2], h[3], answer, field=h[0]) for h in found]
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
     hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
     out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"],
                      denied=[(h[0], h[1], h[2]) for h, v in zip(found, verdicts) if v == "drop"])
     out.doubted = [(h[0], h[2], h[3]) for h, v in zip(found, verdicts)
-                   if v == "drop" and context.judge(text, h[2], h[3], answer, others=False) == "keep"]
+                   if v == "drop" and context.judge(text, h[2], h[3], answer, others=False, field=h[0]) == "keep"]
     conflicted: set[str] = set()
     for name in FIELD_VALUES:
         mine = [h for h in hits if h[0] == name]
@@ -340,7 +340,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
         for m in pattern.finditer(text):
             if any(s[0] <= m.start() and m.end() <= s[1] for s in spans):
                 continue
-            verdict = context.judge(text, m.start(), m.end(), answer, confirm=True)
+            verdict = context.judge(text, m.start(), m.end(), answer, confirm=True, field=confirm.field)
             # a hedged or planned mention ("might go hybrid with GCP later") does not unsettle a
             # field said plainly ("we're on-prem"): it may only ask about a field still open
             if verdict == "drop" or (verdict == "ask" and set_to is not None):

@@ -150,3 +150,30 @@ def test_a_broken_checks_file_is_one_rule_error_line(tmp_path, old: str, new: st
         load_checks(bad)
     line = str(err.value)
     assert line.startswith("message_checks.toml: ") and named in line and "\n" not in line
+
+
+@pytest.mark.parametrize(("text", "denied"), [
+    ("Nobody in lab know XLA.", "team_expertise"),
+    ("Nobody in group has used JAX before.", "framework"),
+    ("We don't have any people who know CUDA or XLA deeply.", "team_expertise"),
+    ("none of us has ever shipped anything on Azure", "cloud"),
+])
+def test_a_negative_subject_denies_what_the_rest_of_its_clause_names(text: str, denied: str) -> None:
+    from knowledge.recommend.textual import profile_from_text
+
+    assert denied not in profile_from_text(text).fields
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    # the subject's clause ends at the comma, or at an emoji, as chat punctuates
+    ("nobody here uses TensorFlow anymore, it's all JAX now", "framework", "jax"),
+    ("no clue if the loader keeps up, nobody's ever profiled it 🤷 flax on a v5e-16", "framework", "jax"),
+    # a team's states are often said through a negative subject, and stay read
+    ("Realistically nobody can spend more than a day or two on any migration.", "optimization_time", "days"),
+    ("We don't have any budget for TPUs so we stay on AWS", "cloud", "other_single_cloud"),
+])
+def test_a_negative_subject_leaves_other_clauses_and_states_read(text: str, field: str, value: str) -> None:
+    from knowledge.recommend.textual import profile_from_text
+
+    got = profile_from_text(text).fields.get(field)
+    assert got is not None and got.value == value, text
