@@ -251,11 +251,14 @@ def test_worries_about_a_move_are_a_watch_ask_answered_with_a_risk(qa):
     for question in (
         "we're about to move our training to TPUs, what should we be worried about?",
         "what could go wrong if we port our model to tpus next quarter?",
+        # a risk named by its cost in weeks, not any sentence that says "weeks" ("a team ... who have
+        # no weeks to spend ... should stay on GPUs too" is advice against the move, not its risk)
+        "we just got the go-ahead for a TPU trial. what should we be worried about going in? we have only ever used GPUs",
     ):
         answer = qa.ask(question)
         assert answer.ask == "watch" and not answer.declined, (question, answer.ask)
         lead = answer.sentences[0].text
-        assert "stays on GPUs" not in lead and re.search(
+        assert "stay on GPUs" not in lead and "stays on GPUs" not in lead and re.search(
             r"trips|recompil|falls? back|harder|gives up|weeks|locked in|ties", lead), (question, answer.answer)
 
 
