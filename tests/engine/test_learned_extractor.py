@@ -381,6 +381,11 @@ def test_a_dropped_mention_refuses_its_own_value_not_the_field(reader: ClauseRea
     assert extract_message("For now we only test ideas, nothing is in production.", reader).answers().get("stage") == "exploration"
     got = extract_message("Our framework is self-made engine in C++, not PyTorch nor TensorFlow.", reader)
     assert got.answers().get("framework") == "other"
-    for text in ("In our lab we use JAX. Nobody knows CUDA here.", "nobody here knows JAX. tf2/keras codebase."):
+    for text in ("In our lab we use JAX. Nobody knows CUDA here.", "nobody here knows JAX. tf2/keras codebase.",
+                 "two of us did some cuda hacking in grad school but nobody knows XLA at all"):
         assert extract_message(text, reader).answers().get("team_expertise") != "neither", text
+    # a clause that names every side is "none of them" though the rules caught the denial of one
+    for text in ("honestly we don't know xla or cuda at all, we're analysts who mostly write sql",
+                 "our people have no background in CUDA or XLA whatsoever"):
+        assert extract_message(text, reader).answers().get("team_expertise") == "neither", text
     assert extract_message("nobody here has written JAX", reader).answers().get("framework") != "jax"

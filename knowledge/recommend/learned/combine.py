@@ -173,15 +173,23 @@ def _unblocked(out: Extraction, readings: list[_Reading], name: str) -> list[_Re
 
 def _refused(out: Extraction, starts: list[int], r: _Reading) -> bool:
     """Whether the drops at ``starts`` (in the reading's clause) refuse its value: they named it, or
-    named no value, or it is a union's "none of them" and they denied only some of its sides
-    ("nobody here knows CUDA" says nothing about XLA, so it is not "neither")."""
+    named no value, or it is a union's "none of them" and the message denied only some of its sides
+    ("nobody here knows CUDA" says nothing about XLA, so it is not "neither"; "nobody really knows
+    CUDA anymore, and we never touched XLA" denies both, each in its own clause)."""
     if not starts:
         return False
     named = {v for f, v, s in out.denied if f == r.field and s in starts}
     if not named or r.value in named:
         return True
     union = next((u for u in UNIONS if u.field == r.field), None)
-    return union is not None and r.value == union.none_of and not set(union.sides) <= named
+    if union is None or r.value != union.none_of:
+        return False
+    doubted = {s for f, s, _ in out.doubted if f == r.field}
+    denied = {side for f, v, s in out.denied if f == r.field and s not in doubted for side in union.sides_of(v)}
+    # or the clause names every side, though the rules found a denial of only one ("we don't
+    # really know xla or cuda", "no experience with CUDA programming or XLA"); not only its
+    # sentence ("a few folks have done some cuda hacking but nobody knows XLA at all")
+    return not (set(union.sides) <= denied or all(side in r.clause.text.lower() for side in union.sides))
 
 
 def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
