@@ -51,7 +51,7 @@ _SENTENCE_END = re.compile(r"[!?\n]+|\.(?=\s|$)|;")
 QUESTION_TAG = re.compile(
     r"(?:,|\s[-\u2013\u2014])\s+(?:(?:so|and|but|then|ok|now)\s+)?"
     r"(?:is|are|was|were|do|does|did|can|could|should|shall|would|will|what|which|how|why|where|when|who|"
-    r"any|anything|thoughts|worth|gpus?\s+or\s+tpus?|tpus?\s+or\s+gpus?)\b[^,?!.]*$",
+    r"any|anything|thoughts|worth|maybe|perhaps|gpus?\s+or\s+tpus?|tpus?\s+or\s+gpus?)\b[^,?!.]*$",
     re.IGNORECASE,
 )
 #: A question from its first word ("would JAX on GCP be faster for us, or should we stay?"): what

@@ -177,3 +177,19 @@ def test_a_negative_subject_leaves_other_clauses_and_states_read(text: str, fiel
 
     got = profile_from_text(text).fields.get(field)
     assert got is not None and got.value == value, text
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    # a statement before a tail that opens with "maybe" is read, as before ", is tpu worth it?"
+    ("jpeg decoding on cpu cant keep 8 gpus fed. its pytorch, maybe DALI would help?", "framework", "pytorch"),
+    # a framework only proposed ("a JAX rewrite has been floated") does not contest the one in use
+    ("Codebase is PyTorch today; a JAX rewrite has been floated but nothing's decided.", "framework", "pytorch"),
+    # a career is the team's own, not someone else's situation
+    ("Most of the engineers are ex-DeepMind and know XLA inside out.", "team_expertise", "xla"),
+])
+def test_a_proposal_a_hedged_tail_or_a_career_leaves_the_stated_answer(text: str, field: str, value: str) -> None:
+    from knowledge.recommend.textual import profile_from_text
+
+    got = profile_from_text(text)
+    assert got.fields.get(field) is not None and got.fields[field].value == value, text
+    assert not any(c.field == field for c in got.confirmations), text
