@@ -33,6 +33,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from knowledge.recommend.profile import FIELD_VALUES
+
 __all__ = ["ASKING_OPENING", "ContextCues", "CompiledContext", "Verdict", "QUESTION_TAG"]
 
 Verdict = Literal["keep", "drop", "ask"]
@@ -101,10 +103,19 @@ class ContextCues(BaseModel):
     #: or two": days)
     negative_subject_fields: tuple[str, ...] = ()
 
-    @field_validator("negation", "hypothetical", "hedge", "filler", "self_words", "generic_opening", "elsewhere",
-                     "negation_after", "transition_after", "others", "negative_scope", "negative_subject")
+    @field_validator("negative_subject_fields")
     @classmethod
-    def _compiles(cls, pattern: str) -> str:
+    def _fields(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [n for n in names if n not in FIELD_VALUES]
+        if unknown:
+            raise ValueError(f"negative_subject_fields names no profile field: {', '.join(unknown)}")
+        return names
+
+    @field_validator("*")
+    @classmethod
+    def _compiles(cls, pattern: object) -> object:
+        if not isinstance(pattern, str):
+            return pattern  # the field list of ``negative_subject_fields``: names, not patterns
         try:
             re.compile(pattern)
         except re.error as exc:

@@ -193,3 +193,21 @@ def test_a_proposal_a_hedged_tail_or_a_career_leaves_the_stated_answer(text: str
     got = profile_from_text(text)
     assert got.fields.get(field) is not None and got.fields[field].value == value, text
     assert not any(c.field == field for c in got.confirmations), text
+
+
+@pytest.mark.parametrize(("old", "new", "named"), [
+    ('negative_subject_fields = ["framework"', 'negative_subject_fields = ["frameworks"', "frameworks"),
+    ('negative_subject = "', 'negative_subject = "(', "negative_subject"),
+])
+def test_a_broken_context_cue_is_one_rule_error_line(tmp_path, old: str, new: str, named: str) -> None:  # type: ignore[no-untyped-def]
+    from common.errors import RuleError
+    from knowledge.recommend.textual import VOCABULARY_FILE, load_vocabulary
+
+    text = VOCABULARY_FILE.read_text(encoding="utf-8")
+    assert old in text
+    broken = tmp_path / "vocabulary.toml"
+    broken.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(RuleError) as err:
+        load_vocabulary(broken)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("vocabulary.toml: ") and named in message
