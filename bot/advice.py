@@ -215,8 +215,6 @@ def _rules_out(sentence: str, reading: "MessageReading") -> bool:
 _NAMES = frozenset({"Pallas", "Cloud", "Google", "Grain"})
 
 
-#: Reason effects that decide a verdict alone: a gate (no TPU where the team runs) or a blocker.
-_DECISIVE = ("gate:", "blocker:")
 #: A reason's short label before its sentence ("TPU not available: Cloud TPUs are ...").
 _REASON_LABEL = re.compile(r"^[A-Z][\w-]*(?: [\w-]+){0,3}: (?=[A-Z])")
 
@@ -311,7 +309,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     # to Google Cloud", "TPU not available: ...") decides the verdict by itself, so it joins the
     # notes' reason in the first sentence rather than waiting below it: "should we move?" is
     # answered by both (weeks of porting do not pay back, and TPUs are not on their cloud)
-    also = chosen.pop(0) if note is not None and chosen and chosen[0][0].effect.startswith(_DECISIVE) else None
+    also = chosen.pop(0) if note is not None and chosen and chosen[0][0].decides else None
     sentences.append(AnswerSentence(text=f"Recommendation: {label}.", chunk_id="", role="verdict"))
     if note is not None:
         sentence, cite = note

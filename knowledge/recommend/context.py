@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from knowledge.recommend.profile import FIELD_VALUES
 
-__all__ = ["ASKING_OPENING", "ContextCues", "CompiledContext", "Verdict", "QUESTION_TAG"]
+__all__ = ["ASKING_OPENING", "ContextCues", "CompiledContext", "Verdict", "QUESTION_TAG", "asking_tail"]
 
 Verdict = Literal["keep", "drop", "ask"]
 #: How far (characters) a cue and its filler words reach: a bound, so that a long message is
@@ -63,6 +63,18 @@ ASKING_OPENING = re.compile(
     r"what|which|how|why|where|when|who|isn['\u2019]t|aren['\u2019]t|doesn['\u2019]t|wouldn['\u2019]t)\b",
     re.IGNORECASE,
 )
+def asking_tail(sentence: str) -> int | None:
+    """Where the asking tail of a question begins (``sentence`` without its "?"), or None.
+
+    A question that opens with an asking word has no statement before a tail and is asked whole;
+    otherwise the tail is :data:`QUESTION_TAG`'s match ("training on gke with 8 gpus, is tpu worth
+    it"). Shared by the rules' context cues and the clause splitter, so both cut at the same place."""
+    if ASKING_OPENING.match(sentence) is not None:
+        return None
+    tag = QUESTION_TAG.search(sentence)
+    return tag.start() if tag else None
+
+
 #: A count bounded from below or above ("more than 2000 GPUs", "fewer than 8 chips"): a
 #: quantity, not the comparison "than" marks elsewhere ("cost more than flexibility").
 _BOUND = re.compile(r"\b(?:more|less|fewer)\s+than\s*~?\s*$", re.IGNORECASE)
@@ -176,7 +188,7 @@ class CompiledContext:
         asked = sentence.rstrip()
         question = asked.endswith("?")
         opens_asking = question and ASKING_OPENING.match(asked) is not None
-        if question and not opens_asking and (tag := QUESTION_TAG.search(asked.rstrip("?!"))) and start - s_start < tag.start():
+        if question and (tail := asking_tail(asked.rstrip("?!"))) is not None and start - s_start < tail:
             question = False  # said before the asking tail: "training on gke with 8 gpus, is tpu worth it?"
         about_hardware = question or self.generic_opening.match(sentence) is not None
         if not answer and about_hardware and not self.self_words.search(sentence):

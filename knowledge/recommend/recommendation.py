@@ -59,6 +59,11 @@ class Reason(BaseModel):
         head, sep, tail = self.factor.partition(": ")
         return tail if sep and (" = " in head or head == "default") else self.factor
 
+    @property
+    def decides(self) -> bool:
+        """Whether this answer alone rules a TPU out or blocks it (a ``gate:`` or ``blocker:`` effect)."""
+        return self.effect.startswith(("gate:", "blocker:"))
+
 
 class BlockerItem(BaseModel):
     """A readiness blocker: what stands between the team and a TPU, sized and cited."""

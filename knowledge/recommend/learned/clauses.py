@@ -9,7 +9,7 @@ predictable: sentence ends, semicolons, new lines and bullets, and contrast word
 remainder is cut again at commas, so a run-on message does not become one vague vector.
 A question asked as a tail after a statement ("training on GKE with 8 GPUs on one node, is a
 TPU worth a shot?") is its own clause: the statement before it is not asked
-(``knowledge.recommend.context.QUESTION_TAG``).
+(``knowledge.recommend.context.asking_tail``).
 
 Bounds keep bad input cheap: at most :data:`MAX_CLAUSES` clauses of at most
 :data:`MAX_CLAUSE_CHARS` characters each are returned, and clauses with no letters
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge.recommend.context import ASKING_OPENING, QUESTION_TAG
+from knowledge.recommend.context import asking_tail
 
 __all__ = ["Clause", "clause_at", "split_clauses", "MAX_CLAUSES", "MAX_CLAUSE_CHARS"]
 
@@ -70,9 +70,9 @@ def split_clauses(text: str) -> list[Clause]:
     """The message's clauses, in order, with their spans; small talk included (the heads say "not stated")."""
     out: list[Clause] = []
     for hs, he in _cut(text, 0, len(text), _HARD):
-        asked = text[he:he + 1] == "?" and ASKING_OPENING.match(text, hs) is None
-        tag = QUESTION_TAG.search(text, hs, he) if asked else None
-        pieces_of = _cut(text, hs, tag.start(), _SOFT) + [(tag.start(), he)] if tag and tag.start() > hs else _cut(text, hs, he, _SOFT)
+        tail = asking_tail(text[hs:he]) if text[he:he + 1] == "?" else None
+        at = hs + tail if tail else None  # a tail at the very start leaves the piece whole
+        pieces_of = _cut(text, hs, at, _SOFT) + [(at, he)] if at is not None else _cut(text, hs, he, _SOFT)
         for ss, se in pieces_of:
             pieces = [(ss, se)]
             if len(text[ss:se].split()) > LONG_WORDS:
