@@ -25,11 +25,18 @@ class StandaloneRules(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     openers: list[str] = Field(min_length=1)
+    asides: list[str] = []
     meta_phrases: list[str] = []
 
     def opener_pattern(self) -> re.Pattern[str]:
+        """An opener at the start, or an aside set off by commas within the first few words."""
         words = sorted((re.escape(o) for o in self.openers), key=len, reverse=True)
-        return re.compile(r"^[\"'(]*(" + "|".join(words) + r")\b(?![-'])", re.I)
+        opener = r"^[\"'(]*(" + "|".join(words) + r")\b(?![-'])"
+        if not self.asides:
+            return re.compile(opener, re.I)
+        asides = sorted((re.escape(a) for a in self.asides), key=len, reverse=True)
+        aside = r"^[^,;:.]{1,40},\s*(" + "|".join(asides) + r")\s*,"
+        return re.compile(f"(?:{opener})|(?:{aside})", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -45,7 +52,7 @@ def _opener_re() -> re.Pattern[str]:
 def dangling_opener(sentence: str) -> str | None:
     """The opener that makes ``sentence`` lean on its predecessor, or None."""
     m = _opener_re().match(sentence.strip())
-    return m.group(1) if m else None
+    return next((g for g in m.groups() if g), None) if m else None
 
 
 def meta_phrase(sentence: str) -> str | None:

@@ -46,8 +46,11 @@ def test_the_lint_catches_what_the_issue_reported() -> None:
         "In return it gets a great deal of throughput.",
         "Therefore the team also picks a cloud.",
         "These devices are fast.",
+        "GPUs, on the other hand, can be rented from any major cloud.",
+        "On GPUs, by contrast, PyTorch is at home.",
     ):
         assert dangling_opener(sentence), sentence
     assert meta_phrase("These notes compare GPUs and TPUs for practical AI work.")
-    for sentence in ("A TPU is an ASIC.", "Italy has data centers.", "Thesis work runs on GPUs.", "Sodium is cheap."):
+    for sentence in ("A TPU is an ASIC.", "Italy has data centers.", "Thesis work runs on GPUs.", "Sodium is cheap.",
+                     "GPUs, TPUs and CPUs, however fast, wait for slow storage."):
         assert dangling_opener(sentence) is None, sentence
