@@ -59,8 +59,12 @@ class SplitCues(_Strict):
     asking_part: str
     #: a numbered item that asks on its own (else the items are the options of one ask)
     asking_item: str
+    #: a question part this short (words) without an asking word narrows the ask before it ...
+    fragment_words: int = Field(default=0, ge=0)
+    #: ... when it opens like a phrase of that ask ("On the chip itself?", "Or in production?")
+    fragment_opening: str = r"(?!x)x"
 
-    @field_validator("leans", "asking_part", "asking_item")
+    @field_validator("leans", "asking_part", "asking_item", "fragment_opening")
     @classmethod
     def _compiles(cls, v: str) -> str:
         _compiled([v])
@@ -266,6 +270,12 @@ def _tail_question(text: str) -> str:
 
 
 def _label(text: str) -> str:
+    """A short label for one ask of several: the opening words of its asking sentence, not of the
+    situation told before it ("What's going on", not "Last week we moved our speech ...")."""
+    sentences = _sentences(text)
+    asking = [s for s in sentences if "?" in s] or sentences[-1:]  # an ask split off its "?" ends the part
+    if len(sentences) > 1 and len(re.findall(r"\w+", asking[-1])) >= 2:
+        text = asking[-1]
     words = re.sub(r"^\W+", "", text).rstrip(" ?.!").split()
     short = " ".join(words[:7])
     return short + ("…" if len(words) > 7 else "")
@@ -281,6 +291,23 @@ def _merge_short(parts: list[str], min_words: int) -> list[str]:
     out: list[str] = []
     for p in parts:
         if out and len(p.split()) < min_words:
+            out[-1] = f"{out[-1]} {p}"
+        else:
+            out.append(p)
+    return out
+
+
+def _merge_fragments(parts: list[str]) -> list[str]:
+    """A short question with no asking word of its own that opens like a phrase ("On the chip
+    itself?", "Or in production?") narrows the ask before it rather than asking anew: split off,
+    it was answered alone and declined as out of scope. It joins its predecessor, which then
+    carries both. "Anything to watch out for?" asks anew, and stays an ask of its own."""
+    asking = re.compile(ask_data().split.asking_item, re.IGNORECASE)
+    out: list[str] = []
+    for p in parts:
+        words = re.findall(r"[\w'-]+", p)
+        if (out and "?" in p and len(words) <= ask_data().split.fragment_words and not asking.match(p)
+                and re.match(ask_data().split.fragment_opening, p, re.IGNORECASE)):
             out[-1] = f"{out[-1]} {p}"
         else:
             out.append(p)
@@ -333,7 +360,7 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
         for joiner in data.split.joiners:
             pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
         joined.extend(_LEADING.sub("", p).strip(" ,;") for p in pieces if p.strip(" ,;"))
-    joined = _merge_short([p for p in joined if re.search(r"\w", p)], data.min_words) or [text]
+    joined = _merge_fragments(_merge_short([p for p in joined if re.search(r"\w", p)], data.min_words)) or [text]
     dropped = max(0, len(joined) - data.max_asks)
     kept = joined[: data.max_asks]
     if len(kept) == 1 and context:

@@ -47,6 +47,24 @@ def test_two_question_sentences_merged_into_one_ask_keep_the_situation_before_th
     assert len(asks) == 1 and context == "" and "debugging on the TPU" in asks[0].query
 
 
+def test_a_short_question_without_an_asking_word_narrows_the_ask_before_it():
+    # fq53-09: "On the chip itself?" split off, was answered alone and declined
+    text = ("Hey folks quick one: when we train on TPUs, where should stuff like tokenization and image "
+            "decoding happen? On the chip itself?")
+    asks, _, _ = split_asks(text)
+    assert len(asks) == 1 and asks[0].text.endswith("On the chip itself?")
+    # a short question that asks on its own still does
+    assert len(split_asks("what is XLA? and what is Pallas?")[0]) == 2
+
+
+def test_a_yes_no_question_after_a_comma_and_is_a_second_ask():
+    # fq53-22: the kernels part swallowed the frameworks part
+    asks, _, _ = split_asks("Two things: which frameworks can actually target a TPU, and can we bring our "
+                            "hand-written CUDA kernels along or do they need redoing?")
+    assert [a.text[:16] for a in asks] == ["Two things: whic", "can we bring our"]
+    assert len(split_asks("what are static shapes and why do they matter?")[0]) == 1
+
+
 def test_a_single_ask_keeps_its_whole_situation():
     text = "We are a small PyTorch team on AWS. Should we look at TPUs?"
     asks, _, _ = split_asks(text)
@@ -68,6 +86,10 @@ def test_a_pasted_log_keeps_only_its_question():
     "question, intent, expected",
     [
         ("does bf16 matter for us?", "yes_no", "does_matter"),
+        # fq6-14: "for us on TPU" had made a team already on TPUs a choice, answered "GPU, since GPUs are the default"
+        ("Honestly I'm not sure, does that still matter for us on TPU?", "comparison", "does_matter"),
+        ("GPU or TPU for us? we are a small pytorch team", "comparison", "choice"),
+        ("Finance is asking why the bill is so high. What should we be watching for here?", "situational", "watch"),
         ("how do we stop recompiling?", "how", "how_to_fix"),
         # the trouble named before the comma is the topic; the clause after it asks
         ("our jax training loop keeps recompiling, how do i stop it?", "how", "how_to_fix"),
@@ -146,3 +168,10 @@ def test_numbered_options_of_one_ask_stay_one_ask():
     # items that ask on their own still split, after a preamble ending in a colon too
     asks, context, _ = split_asks("For the budget memo: (a) when is a TPU cheaper than a GPU? (b) list the hidden costs.")
     assert context == "For the budget memo:" and [a.text for a in asks] == ["when is a TPU cheaper than a GPU?", "list the hidden costs."]
+
+
+def test_an_asks_label_is_its_asking_words_not_the_situation_before_them():
+    # fq53-28: the first of two asks was labelled "Last week we moved our speech recognition..."
+    text = ("Last week we moved our speech recognition training onto a TPU slice. The profiler shows a lot of time "
+            "in compilation. What's going on and how do we fix it?")
+    assert [a.label for a in split_asks(text)[0]] == ["What's going on", "how do we fix it"]
