@@ -239,6 +239,18 @@ def _plain(
     return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
 
 
+#: Asks whose lead answers about the accelerator they name; a team's trouble, fix or choice is
+#: answered from whatever the notes say about its situation.
+_SIDED_ASKS = frozenset({"yes_no", "compare", "which_one", "why", "how", "does_matter", "what_is", "list"})
+
+
+def _asks_about_gpus_only(ask: Ask) -> bool:
+    """An ask whose own words name GPUs (or CUDA) and no TPU: in a GPU-or-TPU notes, its answer is
+    about GPUs, so its lead must name one."""
+    voc = vocabulary()
+    return ask.type in _SIDED_ASKS and voc.gpu.search(ask.text) is not None and voc.tpu.search(ask.text) is None
+
+
 def _open_comparison(question: str, cands: list[Candidate]) -> bool:
     """A comparison asked in general ("gpu or tpu?"), not on one point ("more mature stack: gpu or tpu?").
 
@@ -291,6 +303,10 @@ def compose(
         verdicts = [c for c in cands if is_verdict(c.text)]
         if verdicts:
             chosen = [(max(verdicts, key=lambda c: c.relevance), "verdict")]
+    if not chosen and ask is not None and _asks_about_gpus_only(ask):
+        # "is a GPU any better at that?": a lead about the TPU alone ("Element-wise operations on
+        # a TPU run on its vector units ...") answers the ask before it, not this one
+        chosen = _plain(question, cands, intent, params, ask, lambda s: can_lead(s) and vocabulary().gpu.search(s) is not None)
     if not chosen:
         chosen = _plain(question, cands, intent, params, ask, can_lead)
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from knowledge.qa.retrieval import Evidence
 from knowledge.qa.weights_dir import read_weights_dir
 
-__all__ = ["SCALARS", "GateModel", "gate_features", "gate_model", "out_of_domain", "in_domain", "DEFAULT_DIR"]
+__all__ = ["SCALARS", "GateModel", "gate_features", "gate_model", "out_of_domain", "out_probability", "in_domain", "DEFAULT_DIR"]
 
 DEFAULT_DIR = Path(__file__).with_name("data") / "domain_gate"
 
@@ -171,6 +171,14 @@ def out_of_domain(
     # domain: "CUDA error: device-side assert in my loss, how do i fix it" has a clause that is merely
     # less far out than the whole, and stays declined
     return not gate.admits(np.asarray(encode(clause), dtype=np.float32), evidence)
+
+
+def out_probability(qvec: np.ndarray, evidence: Evidence | None) -> float:
+    """The gate's probability that the question is out of the domain (0.0 without a gate)."""
+    gate = gate_model()
+    if gate is None or evidence is None or np.asarray(qvec).size != gate.manifest.dim:
+        return 0.0
+    return float(gate.probability(gate_features(qvec, evidence))[0])
 
 
 def in_domain(qvec: np.ndarray, evidence: Evidence | None) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
-from knowledge.qa.asks import Ask
+from knowledge.qa.asks import Ask, leans_on_context
 from knowledge.qa.curated import NOTES_PREFIX
 
 __all__ = ["join_sentences", "join_asks", "answer_asks", "ANSWER_ONE", "CONTEXT_REASONS"]
@@ -33,12 +33,12 @@ ANSWER_ONE = Callable[[str, Ask, frozenset[str]], Answer]
 
 
 def answer_asks(
-    asks: list[Ask], answer_one: ANSWER_ONE, may_carry: Callable[[Ask], bool], context: str = "",
+    asks: list[Ask], answer_one: ANSWER_ONE, may_carry: Callable[[Ask, Answer], bool], context: str = "",
 ) -> list[Answer]:
     """Each ask's answer in order; no sentence quoted twice, unless a later ask has no other answer.
 
     An ask that declines for one of :data:`CONTEXT_REASONS` is asked again with what came
-    before it: a later ask (when ``may_carry``) with the ask before it as that one was
+    before it: a later ask (when ``may_carry(ask, answer before it)``) with the ask before it as that one was
     answered; the first ask with the question's ``context``, the statements before its
     numbered or separate asks ("Looking at spot TPUs to cut costs. 1) what's the catch?
     2) ..."), which frame every ask after them. First still without the sentences already
@@ -51,10 +51,16 @@ def answer_asks(
         part = answer_one(one.query, one, frozenset(used))
         searched_now = one.query
         before = searched if i > 0 else context
-        if part.declined and before and part.decline_reason in CONTEXT_REASONS and (i == 0 or may_carry(one)):
+        if part.declined and before and part.decline_reason in CONTEXT_REASONS and (i == 0 or may_carry(one, parts[-1])):
             carried = f"{before} {one.text}"
-            # an ask searched with this very context already: only the re-quote is left
+            # an ask searched with this very context already: only the re-quote is left. One that
+            # names its own thing ("how do we actually stop the meter between experiments?") is
+            # answered by the best sentence for it, quoted above or not: excluding it gave "a TPU
+            # that stalls ... is still billed", not "deleting the TPU VM ... stops the charge". One
+            # that points back ("what do we do instead?") must not be given the answer it points at.
             tries = [(carried, frozenset(used)), (carried, frozenset())][1 if carried == one.query else 0:]
+            if not leans_on_context(one.text):
+                tries = tries[::-1]
             for query, exclude in tries:
                 retry = answer_one(query, one, exclude)
                 if not retry.declined:

@@ -67,6 +67,9 @@ class AbstainParams(_Strict):
     bm25_only_min: float = 1.0
     #: a question this close (cosine) to one of a sentence's question forms is answered
     strong_form: float = Field(0.7, ge=0, le=1.01)
+    #: a later ask of a multi-part question that declined alone is read with the ask before it
+    #: unless the learned gate gives it at least this probability of being out of the domain
+    carry_out: float = Field(1.01, ge=0, le=1.01)
 
 
 class CuratedParams(_Strict):

@@ -37,6 +37,7 @@ from knowledge.qa.ask_model import ask_type
 from knowledge.qa.asks import Ask, asks_for_method, focus_of, leans_on_context, split_asks, without_cue
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
+from knowledge.qa.domain_gate import out_probability
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, form_free, intent_data
@@ -233,13 +234,17 @@ class QAEngine:
             qvec = vectors[query] if query in vectors else self.encode_query(query)  # a retry with context: encoded now
             return self._answer_ask(query, qvec, one, mode, [], used=used, step=step)
 
-        def may_carry(one: Ask) -> bool:
+        def may_carry(one: Ask, before: Answer) -> bool:
             # it points back, or it asks what to watch out for about the thing an ask before it
-            # named, or the gate alone does not call it out of the domain
+            # named, or the gate alone does not call it out of the domain; after an answered ask,
+            # only the gate's certainty does (alone it is a fragment of a question about our domain)
             if leans_on_context(one.text) or self._watches_what_came_before(one.text):
                 return True
             qvec = vectors[one.query]
-            return not out_of_domain(qvec, self.retrieve(one.query, mode=mode, qvec=qvec)[1])
+            evidence = self.retrieve(one.query, mode=mode, qvec=qvec)[1]
+            if before.declined:
+                return not out_of_domain(qvec, evidence)
+            return out_probability(qvec, evidence) < self.params.abstain.carry_out
 
         return join_asks(text, asks, answer_asks(asks, answer_one, may_carry, context), notices, mode)
 

@@ -31,6 +31,16 @@ def test_a_multi_part_question_answers_every_part_in_order_under_labels(qa):
     assert all(not p.declined for p in answer.parts)
 
 
+def test_an_ask_about_gpus_alone_is_led_by_a_sentence_about_gpus(qa):
+    # fq53-24: "is a GPU any better at that?" was led by the TPU's vector units, the answer to the part before
+    answer = qa.ask("couple of qs: 1. why does a workload that's mostly element-wise ops run poorly on a TPU? "
+                    "2. is a GPU any better at that kind of thing?")
+    assert answer.ask == "multi" and len(answer.parts) == 2, answer.answer
+    second = answer.parts[1]
+    assert not second.declined and re.search(r"\bGPU", second.sentences[0].text), second.answer
+    assert "TPU" in answer.parts[0].sentences[0].text
+
+
 def test_a_sentence_whose_form_matches_leads_over_topic_neighbours(qa):
     answer = qa.ask("Which is easier to debug, GPU or TPU?")
     assert "Debugging on a TPU is harder" in answer.sentences[0].text, answer.answer

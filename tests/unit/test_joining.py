@@ -36,13 +36,35 @@ def test_a_later_ask_is_retried_with_its_context_then_may_quote_again() -> None:
             return _said(query, "A provisioned TPU is billed.")  # its only answer was quoted already
         return _declined(query, "out_of_scope")
 
-    parts = answer_asks([_ask("is an idle TPU billed?"), _ask("what do we do instead?")], answer_one, lambda a: True)
+    parts = answer_asks([_ask("is an idle TPU billed?"), _ask("what do we do instead?")], answer_one, lambda a, b: True)
     assert [p.declined for p in parts] == [False, False]
     assert [q for q, _ in calls] == [
         "is an idle TPU billed?", "what do we do instead?",
         "is an idle TPU billed? what do we do instead?", "is an idle TPU billed? what do we do instead?",
     ]
     assert calls[1][1] == calls[2][1] == frozenset({"A provisioned TPU is billed."}) and calls[3][1] == frozenset()
+
+
+def test_a_later_ask_naming_its_own_thing_gets_its_best_sentence_even_if_quoted_above() -> None:
+    # fq50-24: "how do we actually stop the meter?" after the billing part; its answer, "deleting the
+    # TPU VM stops the charge", was part of the billing part's answer, and excluding it gave a weaker one
+    calls: list[tuple[str, frozenset[str]]] = []
+
+    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+        calls.append((query, used))
+        if query == "is an idle TPU billed?":
+            return _said(query, "A provisioned TPU is billed.", "Deleting the TPU VM stops the charge.")
+        if query.startswith("is an idle TPU billed? ") and not used:
+            return _said(query, "Deleting the TPU VM stops the charge.")
+        if query.startswith("is an idle TPU billed? "):
+            return _said(query, "An idle TPU is still billed.")
+        return _declined(query, "out_of_scope")
+
+    ask = _ask("how do we actually stop the meter between experiments?")
+    assert not leans_on_context(ask.text)
+    parts = answer_asks([_ask("is an idle TPU billed?"), ask], answer_one, lambda a, b: True)
+    assert parts[1].sentences[0].text == "Deleting the TPU VM stops the charge."
+    assert calls[2][1] == frozenset()  # the retry without exclusions came first
 
 
 def test_no_retry_when_the_ask_may_not_lean_on_its_context_or_declined_for_another_reason() -> None:
@@ -52,7 +74,7 @@ def test_no_retry_when_the_ask_may_not_lean_on_its_context_or_declined_for_anoth
         seen.append(query)
         return _said(query, "XLA compiles graphs.") if query.startswith("what is XLA") else _declined(query, "out_of_scope")
 
-    parts = answer_asks([_ask("what is XLA?"), _ask("best pizza in NYC?")], answer_one, lambda a: False)
+    parts = answer_asks([_ask("what is XLA?"), _ask("best pizza in NYC?")], answer_one, lambda a, b: False)
     assert parts[1].declined and seen == ["what is XLA?", "best pizza in NYC?"]
 
     def figure(query: str, one: Ask, used: frozenset[str]) -> Answer:
@@ -60,7 +82,7 @@ def test_no_retry_when_the_ask_may_not_lean_on_its_context_or_declined_for_anoth
         return _said(query, "XLA compiles graphs.") if query.startswith("what is XLA") else _declined(query, "no_figure")
 
     seen.clear()
-    parts = answer_asks([_ask("what is XLA?"), _ask("how much does it cost per hour?")], figure, lambda a: True)
+    parts = answer_asks([_ask("what is XLA?"), _ask("how much does it cost per hour?")], figure, lambda a, b: True)
     assert parts[1].decline_reason == "no_figure" and len(seen) == 2
 
 
@@ -94,10 +116,10 @@ def test_the_first_ask_is_retried_with_the_statements_before_the_asks() -> None:
         return _declined(query, "out_of_scope")
 
     asks = [_ask("what's the catch?"), _ask("what do we change?")]
-    parts = answer_asks(asks, answer_one, lambda a: True, context="Looking at spot TPUs.")
+    parts = answer_asks(asks, answer_one, lambda a, b: True, context="Looking at spot TPUs.")
     assert [p.declined for p in parts] == [False, False]
     assert seen == ["what's the catch?", "Looking at spot TPUs. what's the catch?",
                     "what do we change?", "Looking at spot TPUs. what's the catch? what do we change?"]
     # without context the first ask is not retried
     seen.clear()
-    assert answer_asks(asks[:1], answer_one, lambda a: True)[0].declined and seen == ["what's the catch?"]
+    assert answer_asks(asks[:1], answer_one, lambda a, b: True)[0].declined and seen == ["what's the catch?"]
