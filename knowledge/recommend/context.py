@@ -114,6 +114,12 @@ class ContextCues(BaseModel):
     #: subject often says ("nobody touches the model": rarely; "nobody can spend more than a day
     #: or two": days)
     negative_subject_fields: tuple[str, ...] = ()
+    #: right after a match, across its comma: the writer takes it back and says another
+    #: ("on aws, er azure actually", "AWS, well, mostly GCP now"), so the match is dropped
+    correction_after: str = r"(?!x)x"
+    #: the loser of a preference ("rather keep options open than lock into something cheap",
+    #: "instead of GCP"): a match right after it (its pattern says how many words) is dropped
+    preferred_over: str = r"(?!x)x"
 
     @field_validator("negative_subject_fields")
     @classmethod
@@ -148,6 +154,8 @@ class CompiledContext:
     others: re.Pattern[str]
     negative_subject: re.Pattern[str]
     negative_subject_fields: frozenset[str]
+    correction_after: re.Pattern[str]
+    preferred_over: re.Pattern[str]
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
@@ -171,6 +179,8 @@ class CompiledContext:
             others=re.compile(cues.others, re.IGNORECASE),
             negative_subject=re.compile(cues.negative_subject, re.IGNORECASE),
             negative_subject_fields=frozenset(cues.negative_subject_fields),
+            correction_after=re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cues.correction_after})\b", re.IGNORECASE),
+            preferred_over=re.compile(rf"(?:{cues.preferred_over})\s*$", re.IGNORECASE),
         )
 
     def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False, others: bool = True,
@@ -202,10 +212,14 @@ class CompiledContext:
         if self.hedge.search(before):  # before the others: "not sure if we use ..." is a hedge
             return "ask"
         denied = field in self.negative_subject_fields and self.negative_subject.search(before) is not None
+        if self.preferred_over.search(text[s_start:start]) and not _quantity(before, text[start:end]):
+            return "drop"  # "rather ... than lock into something cheap": the loser of a preference
         if self.negation.search(before) or denied or (
                 self.hypothetical.search(before) and not _quantity(before, text[start:end])):
             return "drop"
         if self.negation_after.search(text[end:min(c_end, end + REACH)]):  # "cheapest isn't the point"
+            return "drop"
+        if self.correction_after.search(text[end:min(s_end, end + REACH)]):  # "aws, er azure actually": taken back
             return "drop"
         if self.transition_after.search(text[end:min(c_end, end + REACH)]):  # "a Keras shop migrating to JAX": on the way out
             return "ask"

@@ -23,7 +23,7 @@ frozen") cancels it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -141,8 +141,13 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-def text_hits(text: str, rules: Implications | None = None) -> dict[str, str]:
-    """Rule id -> the words of ``text`` that satisfy its ``text`` condition (guarded)."""
+def text_hits(text: str, rules: Implications | None = None,
+              keep: Callable[[str, int, int], bool] | None = None) -> dict[str, str]:
+    """Rule id -> the words of ``text`` that satisfy its ``text`` condition (guarded).
+
+    ``keep(text, start, end)``, when given, is the extractor's judgement of a match's context
+    (:func:`knowledge.recommend.textual.states_the_team`): "a different team in the bank is on
+    TPU v4 pods" or "would a v5p slice pay off?" implies nothing about the team asking."""
     rules = rules or load_implications()
     guard, ends = _rx(rules.guard.before), _rx(rules.guard.clause)
     out: dict[str, str] = {}
@@ -151,7 +156,7 @@ def text_hits(text: str, rules: Implications | None = None) -> dict[str, str]:
             for m in _rx(pattern).finditer(text):
                 starts = [e.end() for e in ends.finditer(text, 0, m.start())]
                 clause = text[starts[-1] if starts else 0:m.start()]
-                if guard.search(clause) is None:
+                if guard.search(clause) is None and (keep is None or keep(text, m.start(), m.end())):
                     out.setdefault(rule.id, m.group(0))
                     break
             if rule.id in out:

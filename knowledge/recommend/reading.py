@@ -37,7 +37,7 @@ from knowledge.recommend.message_checks import (
     shape_of,
 )
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
-from knowledge.recommend.textual import Confirmation, Extraction, FieldEvidence, profile_from_text
+from knowledge.recommend.textual import Confirmation, Extraction, FieldEvidence, profile_from_text, states_the_team
 
 __all__ = [
     "MessageReading", "read_message", "NOT_ENGLISH", "NO_WORDS", "field_words"]
@@ -210,7 +210,7 @@ def read_message(
             asked.add(f)
         out.notes.append(f"You stated {f.replace('_', ' ')} two ways, so I asked instead of picking one.")
     _read_clouds(text, checks, extraction, out, asked)
-    out.hits = text_hits(text)
+    out.hits = text_hits(text, keep=states_the_team)
     out.implied = implied({f: (e.value, e.evidence) for f, e in out.stated.items() if e.value != UNKNOWN},
                           out.hits, pending=frozenset(asked))
     assert set(out.stated) <= set(FIELD_VALUES)

@@ -34,7 +34,8 @@ from knowledge.recommend.context import CompiledContext, ContextCues
 from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
 
-__all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary", "counts_only_people"]
+__all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary", "counts_only_people",
+           "states_the_team"]
 
 VOCABULARY_FILE = Path(__file__).resolve().parent / "vocabulary.toml"
 #: Longer text is cut before matching: the extractor is for messages, not documents.
@@ -255,8 +256,10 @@ def _resolve(field: str, hits: list[Hit]) -> tuple[Hit | None, bool]:
     return best, False
 
 
-#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4": one label and its value per line.
-_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)\s*[:=]\s*(?P<value>[^\n]*\S)", re.MULTILINE)
+#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4", "custom ops -> none": one label
+#: and its value per line.
+_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)\s*(?:[:=]|->|=>|\u2192)\s*(?P<value>[^\n]*\S)",
+                         re.MULTILINE)
 
 
 _PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
@@ -291,6 +294,13 @@ def counts_only_people(text: str, vocabulary: Vocabulary | None = None) -> bool:
     vocab = vocabulary or load_vocabulary()
     _, _, count, _, people = _compiled(vocab)
     return people.search(text) is not None and not count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
+
+
+def states_the_team(text: str, start: int, end: int, vocabulary: Vocabulary | None = None) -> bool:
+    """Whether the words at ``text[start:end]`` say the team's own situation now, by the same
+    context cues as every extracted value (not negated, planned, asked, past or someone else's)."""
+    vocab = vocabulary or load_vocabulary()
+    return _compiled(vocab)[3].judge(text, start, end, answer=False) == "keep"
 
 
 def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:

@@ -322,8 +322,9 @@ def test_clouds_named_plainly_are_a_multi_cloud_team_and_a_planned_or_retracted_
     # a cloud only planned leaves the one said plainly ...
     assert cloud("everything is on Azure for now; the boss wants to move us to GCP next year.") == (
         "other_single_cloud", [])
-    # ... and a message that takes back what it named is asked, never read as both
-    assert cloud("we train on AWS, sorry, I mean Azure. pytorch, 4 V100s") == (None, ["multi_cloud"])
+    # ... and a message that takes back what it named is read as what it names instead, never as both
+    assert cloud("we train on AWS, sorry, I mean Azure. pytorch, 4 V100s") == ("other_single_cloud", [])
+    assert cloud("we train on AWS, er, I mean GCP. pytorch, 4 V100s") == ("google_cloud", [])
 
 
 def test_lambda_named_alone_is_the_neocloud_and_aws_lambda_is_not(reader: ClauseReader) -> None:

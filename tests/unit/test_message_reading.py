@@ -195,7 +195,41 @@ def test_a_proposal_a_hedged_tail_or_a_career_leaves_the_stated_answer(text: str
     assert not any(c.field == field for c in got.confirmations), text
 
 
+@pytest.mark.parametrize(("text", "field", "value"), [
+    # a value the writer takes back and replaces ("er", "I mean", "sorry") is dropped, not contested
+    ("we are on GCP, er, I mean Azure", "cloud", "other_single_cloud"),
+    ("pytorch, I mean jax", "framework", "jax"),
+    ("We're on Azure, well, mostly GCP now.", "cloud", "google_cloud"),
+    # a clause ending in a bare "no" / "not at all" denies its value
+    ("Our people know XLA sharding well and CUDA not at all.", "team_expertise", "xla"),
+    ("expertise: jax/xla yes, cuda no", "team_expertise", "xla"),
+    # a pasted form with arrows is a form like one with colons
+    ("custom ops -> none", "custom_kernels", "none"),
+    # the loser of a preference is not the answer
+    ("I'd rather keep options open than lock into something cheap but rigid.", "priority", "flexibility"),
+    ("instead of GCP we use AWS", "cloud", "other_single_cloud"),
+    # workstation and edge devices are devices
+    ("a prototype that runs inference on a single RTX 6000 Ada", "scale", "single_device"),
+    ("Compute is one A6000 per student.", "scale", "single_device"),
+    # a skill said as the team's strength
+    ("My team's strongest skill is CUDA, we have two ex-NVIDIA folks.", "team_expertise", "cuda"),
+])
+def test_a_correction_a_trailing_no_or_an_arrow_form_reads_the_value_meant(text: str, field: str, value: str) -> None:
+    from knowledge.recommend.textual import profile_from_text
+
+    got = profile_from_text(text)
+    assert got.fields.get(field) is not None and got.fields[field].value == value, text
+
+
+def test_a_no_that_opens_the_next_words_is_not_a_trailing_denial() -> None:
+    from knowledge.recommend.textual import profile_from_text
+
+    got = profile_from_text("pytorch, no custom kernels")
+    assert got.fields["framework"].value == "pytorch" and got.fields["custom_kernels"].value == "none"
+
+
 @pytest.mark.parametrize(("old", "new", "named"), [
+    ('correction_after = "', 'correction_after = "(', "correction_after"),
     ('negative_subject_fields = ["framework"', 'negative_subject_fields = ["frameworks"', "frameworks"),
     ('negative_subject = "', 'negative_subject = "(', "negative_subject"),
 ])
