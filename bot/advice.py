@@ -219,6 +219,18 @@ _NAMES = frozenset({"Pallas", "Cloud", "Google", "Grain"})
 _REASON_LABEL = re.compile(r"^[A-Z][\w-]*(?: [\w-]+){0,3}: (?=[A-Z])")
 
 
+def _waiting(reason: str, rec: Recommendation) -> str:
+    """The verdict's reason, and for a staged verdict that only unsaid answers hold back, what it
+    waits on: "GPU now, TPU later, since <the strongest case for a TPU>" alone reads as a
+    contradiction to a team that said nothing against a TPU (an engineer judged three such
+    answers wrong); the "later" is the open answers, and the first sentence says so."""
+    if rec.recommendation != "gpu_then_tpu" or not rec.waits_on:
+        return reason
+    names = [f.replace("_", " ") for f in rec.waits_on]
+    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return f"{reason.rstrip('.')}; nothing you said stands in the way of a TPU, which waits only on the answers you have not given yet ({said})."
+
+
 def _unlabelled(sentence: str) -> str:
     """The reason without its short label, to continue a verdict after "since"."""
     return _REASON_LABEL.sub("", sentence, count=1)
@@ -315,7 +327,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
         sentence, cite = note
         sentences.append(sentence.model_copy(update={"role": "answer"}))
         joint = "because" if " since " in sentence.text else "since"  # not "since ..., since ..."
-        line = f"Recommendation: {label}, {joint} {_continuing(sentence.text)} [{cite.chunk_id}]"
+        line = f"Recommendation: {label}, {joint} {_waiting(_continuing(sentence.text), rec)} [{cite.chunk_id}]"
         citations.setdefault(cite.chunk_id, cite)
         if also is not None:
             reason, cites = also
@@ -329,7 +341,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     elif top is not None:
         # the engine's own sentence is kept apart, as it is for every reason (not a quote of a note)
         sentences.append(AnswerSentence(text=top[0].sentence, chunk_id=top[1][0].chunk_id, role="answer"))
-        parts.append(f"Recommendation: {label}, since {_continuing(_unlabelled(top[0].sentence))} "
+        parts.append(f"Recommendation: {label}, since {_waiting(_continuing(_unlabelled(top[0].sentence)), rec)} "
                      + " ".join(f"[{c.chunk_id}]" for c in top[1][:2]))
         for c in top[1][:2]:
             citations.setdefault(c.chunk_id, c)

@@ -17,7 +17,7 @@ from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
 from knowledge.recommend.recommendation import BlockerItem, Reason
 from knowledge.recommend.rules import Blocker, RuleSet
 
-__all__ = ["reasons_for", "shown_blockers", "blockers_for", "todo_for", "revisit_for", "caveats_for"]
+__all__ = ["reasons_for", "shown_blockers", "blockers_for", "todo_for", "waits_on", "revisit_for", "caveats_for"]
 
 
 def _direction(verdict: Verdict, leans: str, blocks: bool) -> str:
@@ -126,6 +126,16 @@ def todo_for(verdict: Verdict, answers: Mapping[str, str]) -> list[str]:
         steps.append(f"Confirm the {names} (not answered yet): if it is {values}, then: {b.text}")
     steps.append("Then port and validate on a small TPU slice before moving the main workload.")
     return steps
+
+
+def waits_on(verdict: Verdict, answers: Mapping[str, str]) -> list[str]:
+    """The unknown fields a ``pending`` verdict waits on: no stated answer blocks a TPU, but one
+    of these, unsaid, could. A team that said everything else is told what to confirm, not that
+    its case is weak."""
+    if verdict.readiness != "pending":
+        return []
+    fields = (f for b in verdict.possible for f in b.when if answers.get(f, UNKNOWN) == UNKNOWN)
+    return list(dict.fromkeys(fields))
 
 
 def revisit_for(verdict: Verdict) -> list[str]:

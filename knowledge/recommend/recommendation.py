@@ -95,6 +95,9 @@ class Recommendation(BaseModel):
     blockers: list[BlockerItem] = []
     #: the ordered steps of a ``gpu_then_tpu`` verdict (empty otherwise)
     todo: list[str] = []
+    #: unknown fields that alone hold a ``pending`` verdict back from a plain TPU (an answer to
+    #: them could add a blocker; nothing stated does): the verdict waits on them
+    waits_on: list[str] = []
     #: "revisit if ..." for a GPU verdict whose fit is there but whose blockers are too far
     revisit: list[str] = []
     #: unknown fields whose answer could change the verdict, most decisive first

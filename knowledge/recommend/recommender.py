@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from knowledge.recommend.decision import Engine, Verdict, engine_for, share
-from knowledge.recommend.explain import blockers_for, caveats_for, reasons_for, revisit_for, todo_for
+from knowledge.recommend.explain import blockers_for, caveats_for, reasons_for, revisit_for, todo_for, waits_on
 from knowledge.recommend.flips import find_flips
 from knowledge.recommend.profile import WorkloadProfile
 from knowledge.recommend.recommendation import Recommendation
@@ -63,6 +63,7 @@ def recommend(profile: WorkloadProfile, rules: RuleSet | None = None) -> Recomme
         readiness=verdict.readiness,
         blockers=blockers_for(rules, verdict),
         todo=todo_for(verdict, answers),
+        waits_on=waits_on(verdict, answers),
         revisit=revisit_for(verdict),
         next_questions=questions,
     )

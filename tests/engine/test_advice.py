@@ -322,3 +322,32 @@ def test_a_verdict_resting_only_on_the_default_yields_the_lead_to_the_notes(qa) 
     assert not advice.answer.answer.startswith("Recommendation:"), advice.answer.answer
     assert "strongest case for a TPU" in advice.answer.sentences[0].text, advice.answer.answer
     assert "recommendation engine's verdict" in advice.answer.answer and "would settle it" in advice.answer.answer
+
+
+def test_a_staged_verdict_held_back_only_by_unsaid_answers_says_what_it_waits_on(qa) -> None:  # type: ignore[no-untyped-def]
+    # fq49-26: the strongest TPU case, "GPU now, TPU later" only because the pipeline and the time
+    # budget were not said; the first sentence says so instead of reading as a contradiction
+    # (read by the rules alone, as ``advise`` without the learned extractor reads it)
+    question = ("We train a JAX transformer on Google Cloud, the architecture is frozen, no custom ops, and cost at "
+                "scale matters most. Should we seriously look at TPUs?")
+    advice = advise(qa, question)
+    rec = advice.recommendation
+    assert rec is not None and rec.recommendation == "gpu_then_tpu" and rec.readiness == "pending", advice.answer.answer
+    assert rec.waits_on == ["data_pipeline", "optimization_time"], rec.waits_on
+    first = advice.answer.answer.splitlines()[0]
+    assert first.startswith("Recommendation: GPU now, TPU later") and "waits only on" in first, first
+    assert all(f.replace("_", " ") in first for f in rec.waits_on), first
+    assert "waits_on" not in rec.to_contract()  # an extension of the object, not of the JSON contract
+
+
+def test_waits_on_is_empty_unless_the_verdict_is_pending() -> None:
+    from knowledge.recommend.profile import WorkloadProfile
+    from knowledge.recommend.recommender import recommend
+
+    ready = recommend(WorkloadProfile(stage="production", architecture_changes="rarely", custom_kernels="none",
+                                      framework="jax", team_expertise="xla", cloud="google_cloud", workload="training",
+                                      scale="massive", data_pipeline="keeps_up", priority="cost_at_scale",
+                                      optimization_time="weeks"))
+    assert ready.recommendation == "tpu" and ready.waits_on == []
+    blocked = recommend(WorkloadProfile(cloud="multi_cloud", framework="jax", scale="massive"))
+    assert blocked.readiness != "pending" and blocked.waits_on == []
