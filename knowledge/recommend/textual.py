@@ -256,9 +256,9 @@ def _resolve(field: str, hits: list[Hit]) -> tuple[Hit | None, bool]:
     return best, False
 
 
-#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4", "custom ops -> none": one label
-#: and its value per line.
-_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)\s*(?:[:=]|->|=>|\u2192)\s*(?P<value>[^\n]*\S)",
+#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4", "custom ops -> none", "kernels -
+#: stock ops only": one label and its value per line.
+_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)[ \t]*(?:[:=]|->|=>|\u2192|[ \t][-\u2013\u2014][ \t])[ \t]*(?P<value>[^\n]*\S)",
                          re.MULTILINE)
 
 

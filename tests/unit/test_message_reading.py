@@ -213,12 +213,35 @@ def test_a_proposal_a_hedged_tail_or_a_career_leaves_the_stated_answer(text: str
     ("Compute is one A6000 per student.", "scale", "single_device"),
     # a skill said as the team's strength
     ("My team's strongest skill is CUDA, we have two ex-NVIDIA folks.", "team_expertise", "cuda"),
+    ("XLA stuff is familiar, CUDA not at all", "team_expertise", "xla"),
+    # a form's lines with dashes, and short answers
+    ("stage - stabilizing, release candidate next month\nkernels - stock ops only", "custom_kernels", "none"),
+    ("arch churn: rare", "architecture_changes", "rarely"),
+    ("model churn: constant", "architecture_changes", "often"),
+    # a form line that ends in prose does not swallow the next line's label
+    ("- We never write custom kernels\n- Team: XLA yes, CUDA also yes", "team_expertise", "both"),
+    # a value on its way out, an input pipeline of another framework, kernels the team cannot lose
+    ("Framework: mostly PyTorch, a few old Keras models we're retiring", "framework", "pytorch"),
+    ("Pretraining is written in JAX with pjit; the input pipeline is tf.data from GCS.", "framework", "jax"),
+    ("our custom triton kernals are like 30% of the speedup, cant lose em", "custom_kernels", "critical"),
+    ("We own a rack of H100 servers in our colo.", "scale", "multi_device"),
 ])
 def test_a_correction_a_trailing_no_or_an_arrow_form_reads_the_value_meant(text: str, field: str, value: str) -> None:
     from knowledge.recommend.textual import profile_from_text
 
     got = profile_from_text(text)
     assert got.fields.get(field) is not None and got.fields[field].value == value, text
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ("Realistically the team could spend a couple of days getting familiar with XLA, not more.", "team_expertise"),
+    ("a couple of us have also shipped JAX on TPU at previous jobs", "framework"),
+    ("our best engineers are the product, cant lose them", "custom_kernels"),
+])
+def test_learning_a_skill_a_past_job_or_people_set_nothing(text: str, field: str) -> None:
+    from knowledge.recommend.textual import profile_from_text
+
+    assert field not in profile_from_text(text).fields, text
 
 
 def test_a_no_that_opens_the_next_words_is_not_a_trailing_denial() -> None:
