@@ -147,6 +147,10 @@ def focus_of(text: str) -> str:
     """
     sentences = _sentences(text)
     asked = [i for i, s in enumerate(sentences) if s.rstrip().endswith("?")]
+    if not asked and len(sentences) > 1 and re.match(ask_data().split.asking_item, sentences[-1], re.IGNORECASE):
+        # an ask split off before its "?" ("... What is going on | and how do we fix it?") ends in its
+        # asking sentence: "What is going on" is a diagnosis, whatever numbers the situation gave
+        return sentences[-1]
     if not asked or len(sentences) == 1:
         return text
     return " ".join(sentences[asked[-1] :])

@@ -175,3 +175,12 @@ def test_an_asks_label_is_its_asking_words_not_the_situation_before_them():
     text = ("Last week we moved our speech recognition training onto a TPU slice. The profiler shows a lot of time "
             "in compilation. What's going on and how do we fix it?")
     assert [a.label for a in split_asks(text)[0]] == ["What's going on", "how do we fix it"]
+
+
+def test_an_ask_split_off_before_its_question_mark_is_focused_on_its_asking_sentence():
+    # fq54-28: "... 2 to 30 seconds ... What is going on" was a figure request by the situation's numbers
+    text = ("Audio clips range from 2 to 30 seconds and we batch them as they come. The logs show compile messages "
+            "all the time. What is going on and how do we fix it?")
+    first = split_asks(text)[0][0]
+    assert focus_of(first.text) == "What is going on"
+    assert focus_of("We run on GCP. Is that a problem?") == "Is that a problem?"
