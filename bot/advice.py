@@ -223,12 +223,15 @@ def _waiting(reason: str, rec: Recommendation) -> str:
     """The verdict's reason, and for a staged verdict that only unsaid answers hold back, what it
     waits on: "GPU now, TPU later, since <the strongest case for a TPU>" alone reads as a
     contradiction to a team that said nothing against a TPU (an engineer judged three such
-    answers wrong); the "later" is the open answers, and the first sentence says so."""
+    answers wrong, and a fourth that only named the open answers: "the answer should have been
+    yes, try TPUs"); the staged verdict's own first step is a pilot on a small slice, and the
+    "later" is the open answers, so the first sentence says both."""
     if rec.recommendation != "gpu_then_tpu" or not rec.waits_on:
         return reason
     names = [f.replace("_", " ") for f in rec.waits_on]
     said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-    return f"{reason.rstrip('.')}; nothing you said stands in the way of a TPU, which waits only on the answers you have not given yet ({said})."
+    return (f"{reason.rstrip('.')}; nothing you said stands in the way of a TPU: pilot one on a small slice now, "
+            f"and move once the answers you have not given yet ({said}) hold.")
 
 
 def _unlabelled(sentence: str) -> str:

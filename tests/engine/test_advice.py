@@ -335,7 +335,7 @@ def test_a_staged_verdict_held_back_only_by_unsaid_answers_says_what_it_waits_on
     assert rec is not None and rec.recommendation == "gpu_then_tpu" and rec.readiness == "pending", advice.answer.answer
     assert rec.waits_on == ["data_pipeline", "optimization_time"], rec.waits_on
     first = advice.answer.answer.splitlines()[0]
-    assert first.startswith("Recommendation: GPU now, TPU later") and "waits only on" in first, first
+    assert first.startswith("Recommendation: GPU now, TPU later") and "pilot one on a small slice now" in first, first
     assert all(f.replace("_", " ") in first for f in rec.waits_on), first
     assert "waits_on" not in rec.to_contract()  # an extension of the object, not of the JSON contract
 
