@@ -215,6 +215,16 @@ def test_a_negative_subject_leaves_other_clauses_and_states_read(text: str, fiel
     ("Pretraining is written in JAX with pjit; the input pipeline is tf.data from GCS.", "framework", "jax"),
     ("our custom triton kernals are like 30% of the speedup, cant lose em", "custom_kernels", "critical"),
     ("We own a rack of H100 servers in our colo.", "scale", "multi_device"),
+    # cadences said the other way round, or misspelt
+    ("we change the architecture most weeks", "architecture_changes", "often"),
+    ("arch changes evry couple days lol", "architecture_changes", "often"),
+    ("model is a tabular gbdt+dnn thing that barely chnages", "architecture_changes", "rarely"),
+    ("Almost never we change the architecture, maybe one time per year.", "architecture_changes", "rarely"),
+    # a form's "usage" line is the workload's answer, whatever the model line says it was made by
+    ("stage: prod\nmodel: wav2vec2 finetune for keyword spotting\nusage: inference only", "workload", "inference"),
+    ("dataloader starves both gpus constantly", "data_pipeline", "cannot_keep_up"),
+    ("dataloader starves both gpus constantly", "scale", "multi_device"),
+    ("loader never starves them.", "data_pipeline", "keeps_up"),
 ])
 def test_the_value_meant_is_read_past_proposals_corrections_and_forms(text: str, field: str, value: str) -> None:
     from knowledge.recommend.textual import profile_from_text
@@ -259,3 +269,10 @@ def test_a_broken_context_cue_is_one_rule_error_line(tmp_path, old: str, new: st
         load_vocabulary(broken)
     message = str(err.value)
     assert "\n" not in message and message.startswith("vocabulary.toml: ") and named in message
+
+
+def test_what_was_never_measured_is_asked_not_read_as_a_fact() -> None:
+    from knowledge.recommend.textual import profile_from_text
+
+    got = profile_from_text("havent profiled wether the loader keeps up tbh")
+    assert "data_pipeline" not in got.fields and [c.field for c in got.confirmations] == ["data_pipeline"]
