@@ -50,7 +50,8 @@ def _opener_re() -> re.Pattern[str]:
 
 
 def dangling_opener(sentence: str) -> str | None:
-    """The opener that makes ``sentence`` lean on its predecessor, or None."""
+    """The opener (or the aside after its first words) that makes ``sentence`` lean on another
+    sentence, or None."""
     m = _opener_re().match(sentence.strip())
     return next((g for g in m.groups() if g), None) if m else None
 
