@@ -151,6 +151,15 @@ def install(gate: Gate | None) -> None:
     _override[0] = gate
 
 
+def _gate_for(qvec: np.ndarray, evidence: Evidence | None) -> Gate | None:
+    """The gate that can judge this question: none without committed weights or evidence, or for a
+    vector of another model's width."""
+    gate = gate_model()
+    if gate is None or evidence is None or np.asarray(qvec).size != gate.manifest.dim:
+        return None
+    return gate
+
+
 def out_of_domain(
     qvec: np.ndarray, evidence: Evidence | None, clause: str = "", encode: Callable[[str], np.ndarray] | None = None,
 ) -> bool:
@@ -160,8 +169,8 @@ def out_of_domain(
     q: do we have to rewrite it for TPUs?"): a chatty preamble pulls the whole question's embedding
     away from the notes, so when the clause differs (and is a real clause) and the gate is confident
     the clause is in the domain (judged with the same evidence), it is answered. ``encode`` embeds it."""
-    gate = gate_model()
-    if gate is None or evidence is None or np.asarray(qvec).size != gate.manifest.dim:
+    gate = _gate_for(qvec, evidence)
+    if gate is None or evidence is None:
         return False
     if not gate.declines(qvec, evidence):
         return False
@@ -175,8 +184,8 @@ def out_of_domain(
 
 def out_probability(qvec: np.ndarray, evidence: Evidence | None) -> float:
     """The gate's probability that the question is out of the domain (0.0 without a gate)."""
-    gate = gate_model()
-    if gate is None or evidence is None or np.asarray(qvec).size != gate.manifest.dim:
+    gate = _gate_for(qvec, evidence)
+    if gate is None or evidence is None:
         return 0.0
     return float(gate.probability(gate_features(qvec, evidence))[0])
 
@@ -189,7 +198,7 @@ def in_domain(qvec: np.ndarray, evidence: Evidence | None) -> bool:
     "debugging is killing me ... any tips?") can land nearer an out-of-scope prototype than an
     in-scope one. The gate was fitted on hundreds of labelled questions with the retrieval
     evidence beside the wording, so where it is confident, it overrules them."""
-    gate = gate_model()
-    if gate is None or evidence is None or np.asarray(qvec).size != gate.manifest.dim:
+    gate = _gate_for(qvec, evidence)
+    if gate is None or evidence is None:
         return False
     return gate.admits(qvec, evidence)

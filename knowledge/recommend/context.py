@@ -63,6 +63,8 @@ ASKING_OPENING = re.compile(
     r"what|which|how|why|where|when|who|isn['\u2019]t|aren['\u2019]t|doesn['\u2019]t|wouldn['\u2019]t)\b",
     re.IGNORECASE,
 )
+
+
 def asking_tail(sentence: str) -> int | None:
     """Where the asking tail of a question begins (``sentence`` without its "?"), or None.
 
@@ -212,10 +214,10 @@ class CompiledContext:
         if self.hedge.search(before):  # before the others: "not sure if we use ..." is a hedge
             return "ask"
         denied = field in self.negative_subject_fields and self.negative_subject.search(before) is not None
-        if self.preferred_over.search(text[s_start:start]) and not _quantity(before, text[start:end]):
-            return "drop"  # "rather ... than lock into something cheap": the loser of a preference
-        if self.negation.search(before) or denied or (
-                self.hypothetical.search(before) and not _quantity(before, text[start:end])):
+        # a candidate, or the loser of a preference ("rather ... than lock into something cheap",
+        # which reaches across words of any kind in its sentence), unless it bounds a count
+        candidate = self.hypothetical.search(before) or self.preferred_over.search(text[s_start:start])
+        if self.negation.search(before) or denied or (candidate and not _quantity(before, text[start:end])):
             return "drop"
         if self.negation_after.search(text[end:min(c_end, end + REACH)]):  # "cheapest isn't the point"
             return "drop"

@@ -299,8 +299,8 @@ def counts_only_people(text: str, vocabulary: Vocabulary | None = None) -> bool:
 def states_the_team(text: str, start: int, end: int, vocabulary: Vocabulary | None = None) -> bool:
     """Whether the words at ``text[start:end]`` say the team's own situation now, by the same
     context cues as every extracted value (not negated, planned, asked, past or someone else's)."""
-    vocab = vocabulary or load_vocabulary()
-    return _compiled(vocab)[3].judge(text, start, end, answer=False) == "keep"
+    _, _, _, context, _ = _compiled(vocabulary or load_vocabulary())
+    return context.judge(text, start, end, answer=False) == "keep"
 
 
 def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:
