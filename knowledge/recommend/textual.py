@@ -234,6 +234,10 @@ def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def _resolve(field: str, hits: list[Hit]) -> tuple[Hit | None, bool]:
     """One answer for a field, or (None, True) when its matches disagree."""
+    if field == "custom_kernels" and {h[1] for h in hits} >= {"some", "critical"}:
+        # "some custom operators in CUDA, and the model cannot run without them": a few kernels the
+        # model depends on are critical ones; the count and the dependence do not disagree
+        hits = [h for h in hits if h[1] != "some"]
     kept = [h for h in hits if not any(_inside((h[2], h[3]), (o[2], o[3])) for o in hits)]
     values = {h[1] for h in kept}
     if field == "workload" and {"training", "inference"} <= values:

@@ -24,6 +24,7 @@ left alone (the rules keep no matches behind it).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,9 @@ class Union:
     whole: str
     #: the value that denies every side ("neither" skill), when the field has one
     none_of: str = ""
+    #: per side, the words that name it: a denial naming one side only ("no CUDA experience")
+    #: denies that side, not the others
+    side_words: tuple[tuple[str, str], ...] = ()
 
     def sides_of(self, value: str) -> set[str]:
         return set(self.sides) if value == self.whole else {value} & set(self.sides)
@@ -57,7 +61,8 @@ class Union:
 #: read as CUDA alone, fm34 and fm35).
 UNIONS: tuple[Union, ...] = (
     Union("workload", ("training", "inference"), "both"),
-    Union("team_expertise", ("cuda", "xla"), "both", none_of="neither"),
+    Union("team_expertise", ("cuda", "xla"), "both", none_of="neither",
+          side_words=(("cuda", r"\b(?:cuda|gpus?|nvidia|triton)\b"), ("xla", r"\b(?:xla|jax|tpus?|pallas)\b"))),
 )
 
 #: Per field, the value that means "more than one of the others": a union's whole ("both"), and
@@ -85,6 +90,9 @@ def read_unions(
     for union in UNIONS:
         current = out.fields.get(union.field)
         if current is None:
+            continue
+        if current.value == union.none_of and union.side_words:
+            _one_side_denied(union, out, clauses, p_mod, readings, reader)
             continue
         lo, hi = current.span
         members = [h for h in out.stated if h[0] == union.field and lo <= h[2] and h[3] <= hi]
@@ -114,3 +122,29 @@ def read_unions(
         out.fields[union.field] = FieldEvidence(
             field=union.field, value=value, span=(start, end), evidence=text[start:end],
             confidence=current.confidence)
+
+
+def _one_side_denied(
+    union: Union, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray",
+    readings: "list[_Reading]", reader: "ClauseReader",
+) -> None:
+    """"Deep familiarity with XLA but no CUDA experience": the rules read the denial as none of the
+    skills, but it names one side only. When the heads read another side plainly said (as sure as
+    their own confirm line, in a clause the denial is not in), that side is the answer."""
+    current = out.fields[union.field]
+    named = {side for side, words in union.side_words if re.search(words, current.evidence, re.I)}
+    if len(named) != 1:
+        return
+    medium = reader.heads.manifest.thresholds[union.field].medium
+    lo, hi = current.span
+    others = [
+        r for r in readings
+        if r.field == union.field and not r.gated and r.p >= medium and r.value in union.sides
+        and r.value not in named and (r.clause.end <= lo or r.clause.start >= hi)
+        and _plain(clauses, p_mod, r.clause.start)
+    ]
+    if others:
+        best = max(others, key=lambda r: r.p)
+        out.fields[union.field] = FieldEvidence(
+            field=union.field, value=best.value, span=(best.clause.start, best.clause.end),
+            evidence=best.clause.text, confidence=current.confidence)
