@@ -53,6 +53,8 @@ class _Strict(BaseModel):
 class SplitCues(_Strict):
     numbered: str
     joiners: list[str]
+    #: joiners that split only a piece which itself opens by asking ("why does it recompile, how do I stop it?")
+    asked_joiners: list[str] = []
     #: a later ask with one of these words leans on the ask before it (see knowledge.qa.joining)
     leans: str
     #: the clause of a question sentence that asks, after a comma or dash (see :func:`cue_type`)
@@ -359,10 +361,13 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
         else:
             parts = [text]
     joined: list[str] = []
+    asking = re.compile(data.split.asking_item, re.I)
     for part in parts:
         pieces = [part]
         for joiner in data.split.joiners:
             pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
+        for joiner in data.split.asked_joiners:
+            pieces = [x for piece in pieces for x in (re.split(joiner, piece, flags=re.I) if asking.match(piece) else [piece])]
         joined.extend(_LEADING.sub("", p).strip(" ,;") for p in pieces if p.strip(" ,;"))
     joined = _merge_fragments(_merge_short([p for p in joined if re.search(r"\w", p)], data.min_words)) or [text]
     dropped = max(0, len(joined) - data.max_asks)
