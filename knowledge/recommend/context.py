@@ -122,20 +122,25 @@ class ContextCues(BaseModel):
     #: the loser of a preference ("rather keep options open than lock into something cheap",
     #: "instead of GCP"): a match right after it (its pattern says how many words) is dropped
     preferred_over: str = r"(?!x)x"
+    #: a trial ("we tried JAX", "trying TPUs"): a candidate, like ``hypothetical``, except for the
+    #: fields whose answer the trying itself is ("trying a new encoder variant every other day"
+    #: is how often the architecture changes)
+    trial: str = r"(?!x)x"
+    trial_exempt_fields: tuple[str, ...] = ()
 
-    @field_validator("negative_subject_fields")
+    @field_validator("negative_subject_fields", "trial_exempt_fields")
     @classmethod
     def _fields(cls, names: tuple[str, ...]) -> tuple[str, ...]:
         unknown = [n for n in names if n not in FIELD_VALUES]
         if unknown:
-            raise ValueError(f"negative_subject_fields names no profile field: {', '.join(unknown)}")
+            raise ValueError(f"a context field list names no profile field: {', '.join(unknown)}")
         return names
 
     @field_validator("*")
     @classmethod
     def _compiles(cls, pattern: object) -> object:
         if not isinstance(pattern, str):
-            return pattern  # the field list of ``negative_subject_fields``: names, not patterns
+            return pattern  # the field lists (``negative_subject_fields``, ...): names, not patterns
         try:
             re.compile(pattern)
         except re.error as exc:
@@ -158,6 +163,8 @@ class CompiledContext:
     negative_subject_fields: frozenset[str]
     correction_after: re.Pattern[str]
     preferred_over: re.Pattern[str]
+    trial: re.Pattern[str]
+    trial_exempt_fields: frozenset[str]
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
@@ -183,6 +190,8 @@ class CompiledContext:
             negative_subject_fields=frozenset(cues.negative_subject_fields),
             correction_after=re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cues.correction_after})\b", re.IGNORECASE),
             preferred_over=re.compile(rf"(?:{cues.preferred_over})\s*$", re.IGNORECASE),
+            trial=right_before(cues.trial),
+            trial_exempt_fields=frozenset(cues.trial_exempt_fields),
         )
 
     def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False, others: bool = True,
@@ -216,7 +225,8 @@ class CompiledContext:
         denied = field in self.negative_subject_fields and self.negative_subject.search(before) is not None
         # a candidate, or the loser of a preference ("rather ... than lock into something cheap",
         # which reaches across words of any kind in its sentence), unless it bounds a count
-        candidate = self.hypothetical.search(before) or self.preferred_over.search(text[s_start:start])
+        candidate = (self.hypothetical.search(before) or self.preferred_over.search(text[s_start:start])
+                     or (field not in self.trial_exempt_fields and self.trial.search(before)))
         if self.negation.search(before) or denied or (candidate and not _quantity(before, text[start:end])):
             return "drop"
         if self.negation_after.search(text[end:min(c_end, end + REACH)]):  # "cheapest isn't the point"

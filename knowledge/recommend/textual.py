@@ -33,6 +33,7 @@ from common.validation import one_line_errors
 from knowledge.recommend.context import CompiledContext, ContextCues
 from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
+from knowledge.recommend.spelling import respell
 
 __all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary", "counts_only_people",
            "states_the_team"]
@@ -308,9 +309,17 @@ def states_the_team(text: str, start: int, end: int, vocabulary: Vocabulary | No
 
 
 def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabulary | None = None) -> Extraction:
-    """Understand ``text``; with ``field`` (an intake answer) only that field, asked-only words included."""
-    vocab = vocabulary or load_vocabulary()
+    """Understand ``text``; with ``field`` (an intake answer) only that field, asked-only words included.
+
+    The rules read the text with its slips of their own words respelt ("a singel 4090"), and every
+    span is mapped back, so each field shows the user's own words (knowledge.recommend.spelling).
+    """
     text = (text or "")[:MAX_TEXT_CHARS]
+    respelt = respell(text)
+    return respelt.restore(_read(respelt.text, field, vocabulary or load_vocabulary()))
+
+
+def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
     terms, confirms, count, context, _ = _compiled(vocab)
     found: list[Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
