@@ -155,3 +155,37 @@ def test_each_export_has_one_session_per_process(built_index, store: Store) -> N
     assert query_encoder._prefetched == {}
     text = ["why would a TPU sit idle?"]
     assert float(first.encode(text)[0] @ second.encode(text)[0]) < 0.9999  # not the same model
+
+
+def test_the_optimized_graph_is_kept_beside_the_export_and_answers_the_same(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    import onnxruntime as ort
+
+    from indexer.ort_graph import build_session, optimized_path
+
+    assert store.manifest.encoder is not None
+    export = tmp_path / "model.onnx"
+    shutil.copyfile(store.manifest.encoder.path, export)
+
+    def options() -> ort.SessionOptions:
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        return opts
+
+    ids = np.array([[101, 2054, 2515, 1056, 14289, 3233, 2005, 1029, 102]], dtype=np.int64)
+    plain = ort.InferenceSession(str(export), options(), providers=["CPUExecutionProvider"])
+    feed = {i.name: {"input_ids": ids, "attention_mask": np.ones_like(ids)}.get(i.name, np.zeros_like(ids))
+            for i in plain.get_inputs()}
+    expected = plain.run(None, feed)[0]
+    saved = optimized_path(export, ort.__version__)
+    first = build_session(str(export), options)  # optimizes and writes the graph
+    assert saved.exists() and saved.stat().st_size > 0
+    second = build_session(str(export), options)  # starts from it
+    assert np.array_equal(first.run(None, feed)[0], expected)
+    assert np.array_equal(second.run(None, feed)[0], expected)
+    saved.write_bytes(b"torn" * 10)  # a torn file is rebuilt, never served
+    third = build_session(str(export), options)
+    assert np.array_equal(third.run(None, feed)[0], expected)
+    assert ort.InferenceSession(str(saved), options(), providers=["CPUExecutionProvider"]) is not None
