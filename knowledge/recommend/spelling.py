@@ -14,7 +14,7 @@ How: a word is respelt only when all of these hold, so that a word spelt right i
 * exactly one vocabulary word is within one edit of it (Damerau-Levenshtein: a swapped pair of
   letters is one slip, "singel"), by rapidfuzz;
 * it is not an English word either (pyspellchecker's word list, loaded only when a word gets this
-  far): "locking" is one edit from "looking" and means something else;
+  far): "locking" is one edit from "looking" and means something else.
 
 The vocabulary's words are read off its own patterns (letter runs of its regular expressions),
 so the list follows the vocabulary as it grows. The reading is done on the respelt text and its
