@@ -118,6 +118,11 @@ def ask_data() -> AskData:
     return AskData(**tomllib.loads(_FILE.read_text(encoding="utf-8")))
 
 
+def _opens_by_asking(text: str) -> bool:
+    """Whether ``text`` opens with a question word (or "list", "name", "explain"): it asks by itself."""
+    return re.match(ask_data().split.asking_item, text, re.IGNORECASE) is not None
+
+
 @lru_cache(maxsize=1)
 def _type_cues() -> list[tuple[str, list[re.Pattern[str]]]]:
     data = ask_data()
@@ -149,7 +154,7 @@ def focus_of(text: str) -> str:
     """
     sentences = _sentences(text)
     asked = [i for i, s in enumerate(sentences) if s.rstrip().endswith("?")]
-    if not asked and len(sentences) > 1 and re.match(ask_data().split.asking_item, sentences[-1], re.IGNORECASE):
+    if not asked and len(sentences) > 1 and _opens_by_asking(sentences[-1]):
         # an ask split off before its "?" ("... What is going on | and how do we fix it?") ends in its
         # asking sentence: "What is going on" is a diagnosis, whatever numbers the situation gave
         return sentences[-1]
@@ -308,11 +313,10 @@ def _merge_fragments(parts: list[str]) -> list[str]:
     itself?", "Or in production?") narrows the ask before it rather than asking anew: split off,
     it was answered alone and declined as out of scope. It joins its predecessor, which then
     carries both. "Anything to watch out for?" asks anew, and stays an ask of its own."""
-    asking = re.compile(ask_data().split.asking_item, re.IGNORECASE)
     out: list[str] = []
     for p in parts:
         words = re.findall(r"[\w'-]+", p)
-        if (out and "?" in p and len(words) <= ask_data().split.fragment_words and not asking.match(p)
+        if (out and "?" in p and len(words) <= ask_data().split.fragment_words and not _opens_by_asking(p)
                 and re.match(ask_data().split.fragment_opening, p, re.IGNORECASE)):
             out[-1] = f"{out[-1]} {p}"
         else:
@@ -328,10 +332,9 @@ def _enumerates_options(lead: str, items: list[str]) -> bool:
     are fragments no one can answer ("a graph-traversal algorithm ..." alone looked out of
     scope). Items are options when the text before them (``lead``) asks (a "?" or a closing ":"
     or a question word) and none of them, the last one's tail aside, asks anything itself."""
-    asking = re.compile(ask_data().split.asking_item, re.IGNORECASE)
-    if not lead or not (lead.endswith(":") or "?" in lead or asking.match(lead)):
+    if not lead or not (lead.endswith(":") or "?" in lead or _opens_by_asking(lead)):
         return False
-    return not any("?" in item for item in items[:-1]) and not any(asking.match(item) for item in items)
+    return not any("?" in item for item in items[:-1]) and not any(_opens_by_asking(item) for item in items)
 
 
 def split_asks(text: str) -> tuple[list[Ask], str, int]:
@@ -361,13 +364,12 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
         else:
             parts = [text]
     joined: list[str] = []
-    asking = re.compile(data.split.asking_item, re.I)
     for part in parts:
         pieces = [part]
         for joiner in data.split.joiners:
             pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
         for joiner in data.split.asked_joiners:
-            pieces = [x for piece in pieces for x in (re.split(joiner, piece, flags=re.I) if asking.match(piece) else [piece])]
+            pieces = [x for piece in pieces for x in (re.split(joiner, piece, flags=re.I) if _opens_by_asking(piece) else [piece])]
         joined.extend(_LEADING.sub("", p).strip(" ,;") for p in pieces if p.strip(" ,;"))
     joined = _merge_fragments(_merge_short([p for p in joined if re.search(r"\w", p)], data.min_words)) or [text]
     dropped = max(0, len(joined) - data.max_asks)
