@@ -142,6 +142,16 @@ def test_heads_fill_what_the_rules_leave_open_and_keep_the_words(reader: ClauseR
     assert got.value == "on_prem" and got.evidence == text and 0.0 < got.confidence <= 1.0
 
 
+def test_a_denial_of_one_skill_leaves_the_other_said_plainly(reader: ClauseReader) -> None:
+    # the rules read "no CUDA experience" as neither skill; it denies CUDA only
+    text = "The team has deep familiarity with XLA but no CUDA experience."
+    assert extract_message(text, reader, "rules").fields["team_expertise"].value == "neither"
+    got = extract_message(text, reader).fields["team_expertise"]
+    assert got.value == "xla" and "XLA" in got.evidence
+    # a denial of both stays neither
+    assert extract_message("No CUDA skills to speak of, no XLA either.", reader).fields["team_expertise"].value == "neither"
+
+
 def test_contradictions_and_every_cloud_named_are_asked_never_picked(reader: ClauseReader) -> None:
     for text in ("we're on AWS. we're on GCP.", "AWS, Azure, GCP, Oracle Cloud, CoreWeave, Nebius, RunPod and Paperspace"):
         got = extract_message(text, reader)

@@ -105,13 +105,7 @@ def read_unions(
                     said.setdefault(side, (start, end))
         if not said:
             continue  # every side the rules found reads as not plain: the heads may extend an answer, not replace it
-        medium = reader.heads.manifest.thresholds[union.field].medium
-        dropped = [(s, e) for f, s, e in out.dropped if f == union.field]
-        for r in readings:
-            if r.field != union.field or r.gated or r.p < medium:
-                continue
-            if any(r.clause.start <= s < r.clause.end for s, _ in dropped):
-                continue
+        for r in _sure_readings(union, out, readings, reader):
             for side in union.sides_of(r.value):
                 said.setdefault(side, (r.clause.start, r.clause.end))
         value = union.whole if set(union.sides) <= set(said) else next(iter(said))
@@ -122,6 +116,21 @@ def read_unions(
         out.fields[union.field] = FieldEvidence(
             field=union.field, value=value, span=(start, end), evidence=text[start:end],
             confidence=current.confidence)
+
+
+def _sure_readings(
+    union: Union, out: Extraction, readings: "list[_Reading]", reader: "ClauseReader",
+) -> "list[_Reading]":
+    """The heads' readings of the union's field that may extend the rules' answer: not gated, at
+    least as sure as the head's own confirm line, and not in a clause where the rules refused a
+    match of the field (the heads do not set what the rules dropped)."""
+    medium = reader.heads.manifest.thresholds[union.field].medium
+    dropped = [s for f, s, _ in out.dropped if f == union.field]
+    return [
+        r for r in readings
+        if r.field == union.field and not r.gated and r.p >= medium
+        and not any(r.clause.start <= s < r.clause.end for s in dropped)
+    ]
 
 
 def _one_side_denied(
@@ -135,12 +144,10 @@ def _one_side_denied(
     named = {side for side, words in union.side_words if re.search(words, current.evidence, re.I)}
     if len(named) != 1:
         return
-    medium = reader.heads.manifest.thresholds[union.field].medium
     lo, hi = current.span
     others = [
-        r for r in readings
-        if r.field == union.field and not r.gated and r.p >= medium and r.value in union.sides
-        and r.value not in named and (r.clause.end <= lo or r.clause.start >= hi)
+        r for r in _sure_readings(union, out, readings, reader)
+        if r.value in union.sides and r.value not in named and (r.clause.end <= lo or r.clause.start >= hi)
         and _plain(clauses, p_mod, r.clause.start)
     ]
     if others:
