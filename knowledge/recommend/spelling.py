@@ -102,9 +102,7 @@ class Respelling:
         out.denied = [(f, v, self.position(s)) for f, v, s in out.denied]
         out.conflicts = [(f, v, *self.span(s, e), c) for f, v, s, e, c in out.conflicts]
         out.stated = [(f, v, *self.span(s, e), c) for f, v, s, e, c in out.stated]
-        if out.modified is not None:
-            out.modified = [self.span(s, e) for s, e in out.modified]
-        return out
+        return out  # (``modified`` is the learned reader's, set after this: the rules leave it None)
 
 
 def _nearest(word: str, vocab: Sequence[str]) -> str | None:
