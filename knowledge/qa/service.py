@@ -34,7 +34,7 @@ from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, gate_sure, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, too_weak
 from knowledge.qa.answers import Answer
 from knowledge.qa.ask_model import ask_type
-from knowledge.qa.asks import Ask, asks_for_method, focus_of, leans_on_context, split_asks, without_cue
+from knowledge.qa.asks import Ask, ask_data, asks_for_method, focus_of, leans_on_context, split_asks, without_cue
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.domain_gate import out_probability
@@ -42,12 +42,13 @@ from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, form_free, intent_data
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
+from knowledge.qa.lead_model import lead_model
 from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
 from knowledge.qa.lexical import sentence_idf, tokenize
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 from knowledge.qa.scope import asking_clause, asks_elsewhere
-from knowledge.qa.sides import is_verdict, mentions_domain, side_of
+from knowledge.qa.sides import is_verdict, mentions_domain, side_of, vocabulary
 
 __all__ = ["QAEngine"]
 
@@ -112,9 +113,11 @@ class QAEngine:
         store = opened.store
         params = params or load_params()
         # BM25 and the rule tables need no encoder: built first, they overlap the prefetched
-        # ONNX session still loading in its thread (:func:`knowledge.index.prefetch_encoder`)
+        # ONNX session still loading in its thread (:func:`knowledge.index.prefetch_encoder`);
+        # read after it, they were ~0.04 s of every cold ask's first answer (regular expressions
+        # compiled, the sentences' words counted)
         retriever = Retriever(store, params.retrieval)
-        intent_data()
+        intent_data(), ask_data(), vocabulary(), sentence_idf(store), lead_model()
         encoder: QueryEncoder = opened.embedder or open_query_encoder(store)
         store.check_model(encoder.model_id, encoder.dim, encoder.probe())
         return cls(store, encoder, params, max_question_chars=max_question_chars, retriever=retriever)

@@ -122,37 +122,37 @@ def test_ask_many_gives_what_ask_gives(qa) -> None:  # type: ignore[no-untyped-d
 
 
 def test_a_prefetched_session_is_the_one_the_encoder_uses(built_index, store: Store) -> None:  # type: ignore[no-untyped-def]
-    from indexer import query_encoder
+    from indexer import onnx_sessions
 
-    query_encoder._sessions.clear()  # as in a fresh process
-    query_encoder.prefetch_query_encoder(built_index)
+    onnx_sessions._sessions.clear()  # as in a fresh process
+    onnx_sessions.prefetch_query_encoder(built_index)
     assert store.manifest.encoder is not None
-    assert store.manifest.encoder.path in query_encoder._prefetched
+    assert store.manifest.encoder.path in onnx_sessions._prefetched
     encoder, lines = _open(store)
     assert isinstance(encoder, OnnxQueryEncoder) and lines == []
-    assert query_encoder._prefetched == {}  # taken, not loaded twice
+    assert onnx_sessions._prefetched == {}  # taken, not loaded twice
 
 
 def test_prefetch_without_an_index_does_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from indexer import query_encoder
+    from indexer import onnx_sessions
 
-    query_encoder.prefetch_query_encoder(tmp_path / "no-index")
-    assert query_encoder._prefetched == {}
+    onnx_sessions.prefetch_query_encoder(tmp_path / "no-index")
+    assert onnx_sessions._prefetched == {}
 
 
 def test_each_export_has_one_session_per_process(built_index, store: Store) -> None:  # type: ignore[no-untyped-def]
     """The answer path and the learned extractor encode with different exports (the extractor's has
     fine-tuned top layers); each is one session (one copy of the weights) per process however often
     it is opened, and a prefetch after the query encoder was built starts nothing."""
-    from indexer import query_encoder
+    from indexer import onnx_sessions
     from knowledge.index import clause_encoder
 
     first, _ = _open(store)
     second, third = clause_encoder(built_index), clause_encoder(built_index)
     assert isinstance(first, OnnxQueryEncoder) and isinstance(second, OnnxQueryEncoder) and isinstance(third, OnnxQueryEncoder)
     assert second._session is third._session and first._session is not second._session
-    query_encoder.prefetch_query_encoder(built_index)
-    assert query_encoder._prefetched == {}
+    onnx_sessions.prefetch_query_encoder(built_index)
+    assert onnx_sessions._prefetched == {}
     text = ["why would a TPU sit idle?"]
     assert float(first.encode(text)[0] @ second.encode(text)[0]) < 0.9999  # not the same model
 
