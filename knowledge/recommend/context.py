@@ -127,6 +127,10 @@ class ContextCues(BaseModel):
     #: is how often the architecture changes)
     trial: str = r"(?!x)x"
     trial_exempt_fields: tuple[str, ...] = ()
+    #: a hedge that says the team does not know the fact ("we haven't measured whether storage keeps
+    #: up", "no idea if the loader keeps up"): for a field whose "unknown" is an answer of its own
+    #: (profile.SAID_UNKNOWN) that is the answer, not a question about the matched value
+    not_known: str = r"(?!x)x"
 
     @field_validator("negative_subject_fields", "trial_exempt_fields")
     @classmethod
@@ -165,6 +169,7 @@ class CompiledContext:
     preferred_over: re.Pattern[str]
     trial: re.Pattern[str]
     trial_exempt_fields: frozenset[str]
+    not_known: re.Pattern[str]
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
@@ -192,6 +197,7 @@ class CompiledContext:
             preferred_over=re.compile(rf"(?:{cues.preferred_over})\s*$", re.IGNORECASE),
             trial=right_before(cues.trial),
             trial_exempt_fields=frozenset(cues.trial_exempt_fields),
+            not_known=right_before(cues.not_known),
         )
 
     def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False, others: bool = True,
@@ -237,6 +243,13 @@ class CompiledContext:
             return "ask"
         return "keep"
 
+
+    def not_known_from(self, text: str, start: int) -> int | None:
+        """Where a "we do not know whether" cue right before the match at ``start`` begins, if one does."""
+        s_start, _ = _sentence(text, start)
+        c_start = _clause_start(text, max(s_start, start - REACH), start)
+        m = self.not_known.search(text, c_start, start)
+        return None if m is None else m.start()
 
     def _about_others(self, sentence: str) -> bool:
         """Someone else's situation: "OpenAI serves on Azure", "my friend's startup trains on 512 TPUs"."""

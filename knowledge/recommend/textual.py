@@ -30,9 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from common.errors import RuleError
 from common.validation import one_line_errors
-from knowledge.recommend.context import CompiledContext, ContextCues
+from knowledge.recommend.context import CompiledContext, ContextCues, Verdict
 from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
-from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
+from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, WorkloadProfile, is_answer, parse_profile
 from knowledge.recommend.spelling import respell
 
 __all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary", "counts_only_people",
@@ -71,7 +71,8 @@ class _Patterns(BaseModel):
         return patterns
 
     def check(self) -> None:
-        if self.field not in FIELD_VALUES or self.value not in FIELD_VALUES[self.field] or self.value == UNKNOWN:
+        # "unknown" is an answer only where saying it answers the field (data_pipeline: "never measured")
+        if self.field not in FIELD_VALUES or self.value not in FIELD_VALUES[self.field] or not is_answer(self.field, self.value):
             raise ValueError(f"{self.field} = {self.value} is not a profile answer")
 
 
@@ -319,6 +320,24 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     return respelt.restore(_read(respelt.text, field, vocabulary or load_vocabulary()))
 
 
+def _said_unknown(text: str, found: list[Hit], verdicts: list[Verdict], context: CompiledContext) -> tuple[list[Hit], list[Verdict]]:
+    """A match under a "we do not know whether" cue, for a field whose "unknown" is an answer.
+
+    "We haven't measured whether storage can keep the accelerators fed" names keeps_up only as
+    the thing not known: the hedge made it a question ("It sounds like your pipeline keeps up:
+    right?"), and "no clue if the loader keeps up" set it. The team has said it does not know,
+    which is the data-pipeline question's own answer: the hit becomes ``unknown``, its evidence
+    running from the cue to the match.
+    """
+    hits: list[Hit] = []
+    out: list[Verdict] = []
+    for h, v in zip(found, verdicts):
+        cue = context.not_known_from(text, h[2]) if h[0] in SAID_UNKNOWN and v != "drop" else None
+        hits.append(h if cue is None else (h[0], UNKNOWN, cue, h[3], h[4]))
+        out.append(v if cue is None else "keep")
+    return hits, out
+
+
 def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
     terms, confirms, count, context, _ = _compiled(vocab)
     found: list[Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
@@ -335,6 +354,7 @@ def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
     found = [h for h in found if not any(h[0] in f and s <= h[2] and h[3] <= e for s, e, f in shadowing)]
     answer = field is not None
     verdicts = [context.judge(text, h[2], h[3], answer, field=h[0]) for h in found]
+    found, verdicts = _said_unknown(text, found, verdicts, context)
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
     hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
     out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"],

@@ -79,6 +79,11 @@ def test_a_skill_is_expertise_and_never_the_framework(text: str, team: str) -> N
     ("Our runs use roughly three thousand GPUs.", "scale", "massive"),
     ("Reducing our serving costs is what leadership asks about.", "priority", "cost_at_scale"),
     ("We ship two custom TensorRT plugins.", "custom_kernels", "some"),
+    # the team says it does not know: data_pipeline's own answer, not a question about "keeps up"
+    ("We haven't measured whether storage can keep the accelerators fed.", "data_pipeline", "unknown"),
+    ("honestly nobody has checked if the loader keeps up", "data_pipeline", "unknown"),
+    ("Input pipeline: never measured\nFramework: JAX", "data_pipeline", "unknown"),
+    ("input pipeline: profiled it, nowhere near the bottleneck", "data_pipeline", "keeps_up"),
 ])
 def test_judgement_fields_said_through_what_happens(text: str, field: str, value: str) -> None:
     assert answers(text).get(field) == value

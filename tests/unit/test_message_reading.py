@@ -271,8 +271,13 @@ def test_a_broken_context_cue_is_one_rule_error_line(tmp_path, old: str, new: st
     assert "\n" not in message and message.startswith("vocabulary.toml: ") and named in message
 
 
-def test_what_was_never_measured_is_asked_not_read_as_a_fact() -> None:
+def test_what_was_never_measured_is_its_own_answer_never_the_fact() -> None:
+    """"Never measured whether the loader keeps up" is not "keeps up": it was asked as that until the
+    data-pipeline question's "we do not know" became an answer of its own (profile.SAID_UNKNOWN);
+    the rules now read it so, and a plain hedge ("not sure if ...") is still asked."""
     from knowledge.recommend.textual import profile_from_text
 
     got = profile_from_text("havent profiled wether the loader keeps up tbh")
-    assert "data_pipeline" not in got.fields and [c.field for c in got.confirmations] == ["data_pipeline"]
+    assert got.fields["data_pipeline"].value == "unknown" and not got.confirmations
+    assert got.fields["data_pipeline"].evidence.startswith("havent profiled")
+    assert "data_pipeline" not in profile_from_text("not sure if we're compute bound or input bound tbh").fields

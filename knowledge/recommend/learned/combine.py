@@ -270,7 +270,9 @@ def _said_unknown(out: Extraction, clauses: list[Clause], readings: list[_Readin
                 break
 
 
-def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
+def _corroborate(
+    out: Extraction, readings: list[_Reading], reader: ClauseReader, clauses: list[Clause], p_mod: "np.ndarray",
+) -> None:
     """Answer the rules' own question when the heads, reading plainly and surely, say one of its values.
 
     The rules ask rather than set when a cue is weak ("512 GPUs" might be massive) or two values
@@ -279,7 +281,8 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
     the heads read at their high threshold in a clause no modifier gates, when it is one the
     rules offered and the heads read no other value plainly even at their medium threshold, is
     set, on the heads' clause. When the rules offered two values, the value that means both
-    ("both", "multi_cloud") is offered too.
+    ("both", "multi_cloud") is offered too. A question whose every mention the modifier head reads
+    as not plain takes any value the heads read so.
     """
     for question in list(out.confirmations):
         name = question.field
@@ -295,9 +298,27 @@ def _corroborate(out: Extraction, readings: list[_Reading], reader: ClauseReader
         sure = [r for r in plain if r.p >= limits.high]
         # a rival value the heads also read plainly, even only at their medium threshold ("we're
         # on AWS. we're on GCP." with GCP at 0.6), is evidence for the question, not against it
-        if not sure or len({r.value for r in plain}) > 1 or sure[0].value not in offered:
+        # a question asked only of mentions the modifier head reads as not plain ("Last year we were
+        # heavy on custom kernels, but we ripped them all out ... now it's all stock ops") is about
+        # another time, team or plan: a value the heads read surely and plainly answers it, offered or not
+        starts = [question.span[0]] + [h[2] for h in out.conflicts if h[0] == name]
+        aside = all((at := clause_at(clauses, st)) is not None and float(p_mod[at]) >= PLAIN_BELOW for st in starts)
+        if not sure or len({r.value for r in plain}) > 1 or (sure[0].value not in offered and not aside):
             continue
-        out.fields[name] = _evidence(max(sure, key=lambda r: r.p))
+        chosen = max(sure, key=lambda r: r.p)
+        out.fields[name] = _evidence(chosen)
+        if aside and chosen.value != question.value:
+            out.dropped.append((name, question.span[0], question.span[1]))
+            out.denied.append((name, question.value, question.span[0]))
+        if chosen.value != WHOLES.get(name):
+            # a rival mention in a clause the modifier head reads as not plain yielded, as in _settle:
+            # recorded like the rules' drops, or the reading's contradiction check, which re-reads each
+            # sentence with the rules alone, asked again ("our own racks now. GCP was the old setup.");
+            # a plain rival ("inference is served out of AWS") stays for that check to weigh
+            yielded = [h for h in out.conflicts if h[0] == name and h[1] != chosen.value
+                       and (at := clause_at(clauses, h[2])) is not None and float(p_mod[at]) >= PLAIN_BELOW]
+            out.dropped.extend((name, h[2], h[3]) for h in yielded)
+            out.denied.extend((name, h[1], h[2]) for h in yielded)
         out.confirmations = [c for c in out.confirmations if c.field != name]
 
 
@@ -329,7 +350,7 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
                     if not (r.field == "scale" and counts_only_people(r.clause.text))]
         if mode == "combined":
             _said_unknown(out, clauses, readings, reader)
-            _corroborate(out, readings, reader)
+            _corroborate(out, readings, reader, clauses, p_mod)
             read_unions(text, out, clauses, p_mod, readings, reader)
         _fill(out, readings, reader)
     return out
