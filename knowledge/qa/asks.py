@@ -61,12 +61,16 @@ class SplitCues(_Strict):
     asking_part: str
     #: a numbered item that asks on its own (else the items are the options of one ask)
     asking_item: str
+    #: an opening that announces several questions ("two questions on debugging:", "couple of qs:") ...
+    announced: str = r"(?!x)x"
+    #: ... after which these also start an ask ("why is it painful on a TPU, and what in JAX helps?")
+    announced_joiners: list[str] = []
     #: a question part this short (words) without an asking word narrows the ask before it ...
     fragment_words: int = Field(default=0, ge=0)
     #: ... when it opens like a phrase of that ask ("On the chip itself?", "Or in production?")
     fragment_opening: str = r"(?!x)x"
 
-    @field_validator("leans", "asking_part", "asking_item", "fragment_opening")
+    @field_validator("leans", "asking_part", "asking_item", "fragment_opening", "announced")
     @classmethod
     def _compiles(cls, v: str) -> str:
         _compiled([v])
@@ -348,21 +352,28 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
     marks = list(numbered.finditer(text))
     context = ""
     items = [text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip() for i, m in enumerate(marks)]
+    announced = None if len(marks) >= 2 else re.match(data.split.announced, text, re.I)
+    if announced is not None and not text[announced.end():].strip():
+        announced = None
     if len(marks) >= 2 and not _enumerates_options(text[: marks[0].start()].strip(), items):
         context = text[: marks[0].start()].strip()
         parts = items
     else:
-        sentences = _sentences(text)
+        # an announcement ("Two questions on debugging:") is the asks' context, its asks the rest
+        body = text if announced is None else text[announced.end():]
+        sentences = _sentences(body)
         asked = [i for i, s in enumerate(sentences) if s.endswith("?")]
         if len(asked) >= 2:
             context = " ".join(sentences[: asked[0]])
             parts = [" ".join(sentences[a : (asked[j + 1] if j + 1 < len(asked) else a + 1)]) for j, a in enumerate(asked)]
             # statements after the last question belong to it
             parts[-1] = " ".join([parts[-1]] + sentences[asked[-1] + 1 :])
-        elif looks_like_log(text):
-            parts = [_tail_question(text)]
+        elif looks_like_log(body):
+            parts = [_tail_question(body)]
         else:
-            parts = [text]
+            parts = [body]
+        if announced is not None:
+            context = f"{announced.group(0).strip(' :')} {context}".strip()
     joined: list[str] = []
     for part in parts:
         pieces = [part]
@@ -370,6 +381,8 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
             pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
         for joiner in data.split.asked_joiners:
             pieces = [x for piece in pieces for x in (re.split(joiner, piece, flags=re.I) if _opens_by_asking(piece) else [piece])]
+        for joiner in data.split.announced_joiners if announced is not None else []:
+            pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
         joined.extend(_LEADING.sub("", p).strip(" ,;") for p in pieces if p.strip(" ,;"))
     joined = _merge_fragments(_merge_short([p for p in joined if re.search(r"\w", p)], data.min_words)) or [text]
     dropped = max(0, len(joined) - data.max_asks)

@@ -72,8 +72,12 @@ def _lead(
     band: float | None = None,
 ) -> Candidate | None:
     """The most relevant preferred sentence among the relevant ones (a wider band when ``strict``
-    or ``wide``; ``band`` overrides both), else (unless ``strict``) the most relevant sentence
-    that is no hedge."""
+    or ``wide``; ``band`` overrides both), else (unless ``strict``) the most relevant sentence.
+
+    A hedge never leads, whatever ``prefer`` says ("When neither list fits cleanly, ..." led
+    "whats the diff between a gpu and a tpu" through a preference that only checked openers).
+    """
+    pool = [c for c in pool if not is_hedge(c.text)]
     if not pool:
         return None
     top = max(c.relevance for c in pool)
@@ -81,7 +85,7 @@ def _lead(
     preferred = [c for c in pool if prefer(c.text) and c.relevance >= top * floor]
     if preferred or strict:
         return max(preferred, key=_lead_key, default=None)
-    return max([c for c in pool if not is_hedge(c.text)] or pool, key=_lead_key)
+    return max(pool, key=_lead_key)
 
 
 def _lead_key(c: Candidate) -> tuple[float, float]:

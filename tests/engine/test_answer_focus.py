@@ -57,12 +57,24 @@ def test_a_choice_keeps_the_best_neutral_sentence_after_its_verdict(qa):
 
 @pytest.mark.parametrize(
     "question",
-    ["python if on a traced value breaks jit, what do i use instead", "jax if statement under jit?"],
+    ["python if on a traced value breaks jit, what do i use instead", "jax if statement under jit?",
+     # a code request the notes answer with the call to use (fq61): the construct, not a refusal
+     "can someone paste how to write a loop that depends on a tensor value inside jax.jit, a plain while keeps blowing up"],
 )
 def test_data_dependent_control_flow_under_jit_is_answered_with_lax(qa, question):
     answer = qa.ask(question)
-    assert not answer.declined and answer.intent == "how"
-    assert "lax.cond" in answer.answer
+    assert not answer.declined and answer.intent in ("how", "code")
+    assert "lax.cond" in answer.answer or "lax.while_loop" in answer.answer
+
+
+def test_a_hedge_never_leads_an_answer(qa):
+    """"When neither list fits cleanly, ..." points at lists the answer has not shown; a lead chosen by
+    a preference that checked only openers let it open "whats the diff between a gpu and a tpu"."""
+    from knowledge.qa.leads import is_hedge
+
+    for question in ("whats the diff between a gpu and a tpu", "gpu vs tpu, what's the difference?"):
+        answer = qa.ask(question)
+        assert not answer.declined and not is_hedge(answer.sentences[0].text), answer.answer
 
 
 @pytest.mark.parametrize(

@@ -61,8 +61,22 @@ def test_a_yes_no_question_after_a_comma_and_is_a_second_ask():
     # fq53-22: the kernels part swallowed the frameworks part
     asks, _, _ = split_asks("Two things: which frameworks can actually target a TPU, and can we bring our "
                             "hand-written CUDA kernels along or do they need redoing?")
-    assert [a.text[:16] for a in asks] == ["Two things: whic", "can we bring our"]
+    assert [a.text[:16] for a in asks] == ["which frameworks", "can we bring our"]
     assert len(split_asks("what are static shapes and why do they matter?")[0]) == 1
+
+
+def test_an_announced_number_of_questions_splits_at_the_next_asking_word():
+    """"Two questions on debugging: why ..., and what in JAX helps with it?" (fq61): the writer said
+    there are two asks, so ", and what ..." starts the second though it opens no sentence; the
+    announcement is their context, searched with an ask that leans on it ("it")."""
+    asks, context, _ = split_asks("Two questions on debugging: why is it so much more painful on a TPU than on a GPU, "
+                                  "and what in JAX helps with it?")
+    assert [a.text for a in asks] == ["why is it so much more painful on a TPU than on a GPU", "what in JAX helps with it?"]
+    assert context == "Two questions on debugging" and "debugging" in asks[0].search
+    # without an announcement, or with a single one, "X and why Y?" stays one ask
+    for one in ("what are static shapes and why do they matter?", "Quick question: is a TPU cheaper and is it faster?",
+                "Question: what is XLA and why does a TPU need it?"):
+        assert len(split_asks(one)[0]) == 1, one
 
 
 def test_a_single_ask_keeps_its_whole_situation():
