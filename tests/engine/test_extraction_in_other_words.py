@@ -84,6 +84,8 @@ def test_a_skill_is_expertise_and_never_the_framework(text: str, team: str) -> N
     ("honestly nobody has checked if the loader keeps up", "data_pipeline", "unknown"),
     ("Input pipeline: never measured\nFramework: JAX", "data_pipeline", "unknown"),
     ("input pipeline: profiled it, nowhere near the bottleneck", "data_pipeline", "keeps_up"),
+    ("We would prefer a solution that balances cost and flexibility.", "priority", "balanced"),
+    ("Training is not our job, we only serve the model.", "workload", "inference"),
 ])
 def test_judgement_fields_said_through_what_happens(text: str, field: str, value: str) -> None:
     assert answers(text).get(field) == value
