@@ -35,10 +35,16 @@ class EncoderUnavailable(Exception):
 TELEMETRY_ENV = ("ORT_DISABLE_TELEMETRY", "1")
 
 
-def _new_session(path: str) -> Any:
-    os.environ[TELEMETRY_ENV[0]] = TELEMETRY_ENV[1]  # offline by design: no native network calls
+def _onnxruntime() -> Any:
+    """onnxruntime, imported with its telemetry switched off first (offline by design: no native network calls)."""
+    os.environ[TELEMETRY_ENV[0]] = TELEMETRY_ENV[1]
     import onnxruntime as ort
 
+    return ort
+
+
+def _new_session(path: str) -> Any:
+    ort = _onnxruntime()
     ort.disable_telemetry_events()
 
     def options() -> Any:
@@ -101,7 +107,7 @@ def prefetch_session(model_file: Path) -> None:
     # onnxruntime (and with it numpy) is imported here, before the thread starts: numpy imported by
     # two threads at once can find its own C module half-initialized ("cannot import name
     # '__cpu_features__'"), failing the import in one thread or the other
-    import onnxruntime  # noqa: F401
+    _onnxruntime()
 
     threading.Thread(target=_load_into, args=(path, future), name="hwbot-onnx-prefetch").start()
 
