@@ -26,7 +26,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from knowledge.qa.ask_model import UNTRAINED_CUES, AskModel, AskModelManifest, ask_features, model_decides, structural
-from knowledge.qa.asks import ASK_TYPES, answer_type, cue_type, focus_of, split_asks
+from knowledge.qa.asks import ASK_TYPES, answer_type, cue_type, focus_of
+from knowledge.qa.splitting import split_asks
 from knowledge.qa.weights_dir import write_weights_dir
 
 __all__ = ["LABELS_FILE", "MEASURED", "LabelledAsk", "load_labelled_asks", "fit_ask_model", "write_ask_model", "STRUCTURAL_TYPES"]

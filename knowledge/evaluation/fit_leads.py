@@ -21,10 +21,11 @@ import numpy as np
 
 from knowledge.evaluation.fresh import FreshQuestion, has_term
 from knowledge.qa.ask_model import ask_type
-from knowledge.qa.asks import options_of, split_asks
+from knowledge.qa.asks import options_of
 from knowledge.qa.candidates import candidates
 from knowledge.qa.lead_model import FEATURES, LeadModel, feature_rows
 from knowledge.qa.service import QAEngine
+from knowledge.qa.splitting import split_asks
 from knowledge.qa.standalone import dangling_opener
 
 __all__ = ["LeadGroup", "collect_groups", "question_groups", "fit_lead_model", "top1", "to_toml"]

@@ -24,10 +24,10 @@ import numpy as np
 
 from knowledge.evaluation.fit_leads import LeadGroup, collect_groups, fit_lead_model, question_groups, top1
 from knowledge.evaluation.fresh import FreshQuestion, has_term, load_fresh_batch
-from knowledge.qa.asks import split_asks
 from knowledge.qa.lead_map import LeadExample, fit_lead_map, lead_direction
 from knowledge.qa.lead_model import LeadModel
 from knowledge.qa.service import QAEngine
+from knowledge.qa.splitting import split_asks
 
 __all__ = ["MEASURED_QUESTIONS", "LeadData", "LeadFit", "lead_data", "fit_leads", "map_sha256"]
 

@@ -7,7 +7,8 @@ diagnosis. The answer is composed per ask, in order, under a short label when th
 several (:mod:`knowledge.qa.service`); the type decides what its lead sentence must do
 (:mod:`knowledge.qa.leads`).
 
-Splitting and the type cues are data (``data/asks.toml``). When no cue names the type,
+The type cues are data (``data/asks.toml``), as are the cues :mod:`knowledge.qa.splitting` splits a
+question into asks by. When no cue names the type,
 the question engine's intent decides it: the nearest labelled prototype, compared with
 the query vector the engine computes anyway (a meaning-based signal at no extra cost).
 """
@@ -23,8 +24,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
-    "Ask", "AskData", "ask_data", "split_asks", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
-    "looks_like_log", "leans_on_context", "cue_type", "without_cue", "accelerator_options", "names_both", "intent_type", "INTENT_TYPES",
+    "Ask", "AskData", "ask_data", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
+    "cue_type", "without_cue", "accelerator_options", "names_both", "intent_type", "INTENT_TYPES", "options_of",
+    "opens_by_asking", "question_sentences",
 ]
 
 _FILE = Path(__file__).with_name("data") / "asks.toml"
@@ -122,7 +124,7 @@ def ask_data() -> AskData:
     return AskData(**tomllib.loads(_FILE.read_text(encoding="utf-8")))
 
 
-def _opens_by_asking(text: str) -> bool:
+def opens_by_asking(text: str) -> bool:
     """Whether ``text`` opens with a question word (or "list", "name", "explain"): it asks by itself."""
     return re.match(ask_data().split.asking_item, text, re.IGNORECASE) is not None
 
@@ -156,9 +158,9 @@ def focus_of(text: str) -> str:
     still matter?") is context: the ask's type and the objects it asks about come from the
     asking sentence, not from what the context mentions in passing.
     """
-    sentences = _sentences(text)
+    sentences = question_sentences(text)
     asked = [i for i, s in enumerate(sentences) if s.rstrip().endswith("?")]
-    if not asked and len(sentences) > 1 and _opens_by_asking(sentences[-1]):
+    if not asked and len(sentences) > 1 and opens_by_asking(sentences[-1]):
         # an ask split off before its "?" ("... What is going on | and how do we fix it?") ends in its
         # asking sentence: "What is going on" is a diagnosis, whatever numbers the situation gave
         return sentences[-1]
@@ -260,153 +262,7 @@ def options_of(text: str) -> tuple[str, ...]:
     return (m[1].lower(), m[2].lower())
 
 
-_TOKEN = re.compile(r"[^\s]+")
-
-
-def looks_like_log(text: str) -> bool:
-    """Mostly pasted output: most tokens carry digits, paths, brackets or '=' rather than words."""
-    tokens = _TOKEN.findall(text)
-    if len(tokens) < 20:
-        return False
-    noisy = sum(1 for t in tokens if _noisy(t))
-    return noisy / len(tokens) >= 0.35
-
-
-def _noisy(token: str) -> bool:
-    return re.search(r"[\d/\\=\[\]{}<>|:_]", token) is not None
-
-
-def _tail_question(text: str) -> str:
-    """The words after the last log-like token: the question a pasted log ends with."""
-    tokens = text.split()
-    last = max((i for i, t in enumerate(tokens) if _noisy(t)), default=-1)
-    tail = " ".join(tokens[last + 1 :])
-    return tail if len(tail.split()) >= 3 else text
-
-
-def _label(text: str) -> str:
-    """A short label for one ask of several: the opening words of its asking sentence, not of the
-    situation told before it ("What's going on", not "Last week we moved our speech ...")."""
-    sentences = _sentences(text)
-    asking = [s for s in sentences if "?" in s] or sentences[-1:]  # an ask split off its "?" ends the part
-    if len(sentences) > 1 and len(re.findall(r"\w+", asking[-1])) >= 2:
-        text = asking[-1]
-    words = re.sub(r"^\W+", "", text).rstrip(" ?.!").split()
-    short = " ".join(words[:7])
-    return short + ("…" if len(words) > 7 else "")
-
-
-def _sentences(text: str) -> list[str]:
+def question_sentences(text: str) -> list[str]:
     """Sentences: after ``?``, ``.`` or ``!``, and at the line breaks cleaning kept (a pasted
     "> disk usage at 71%" line, a bullet, a new paragraph: :func:`~knowledge.qa.hygiene.clean_question`)."""
     return [s.strip() for line in text.split("\n") for s in re.split(r"(?<=[?.!])\s+(?=\S)", line) if s.strip()]
-
-
-def _merge_short(parts: list[str], min_words: int) -> list[str]:
-    out: list[str] = []
-    for p in parts:
-        if out and len(p.split()) < min_words:
-            out[-1] = f"{out[-1]} {p}"
-        else:
-            out.append(p)
-    return out
-
-
-def _merge_fragments(parts: list[str]) -> list[str]:
-    """A short question with no asking word of its own that opens like a phrase ("On the chip
-    itself?", "Or in production?") narrows the ask before it rather than asking anew: split off,
-    it was answered alone and declined as out of scope. It joins its predecessor, which then
-    carries both. "Anything to watch out for?" asks anew, and stays an ask of its own."""
-    out: list[str] = []
-    for p in parts:
-        words = re.findall(r"[\w'-]+", p)
-        if (out and "?" in p and len(words) <= ask_data().split.fragment_words and not _opens_by_asking(p)
-                and re.match(ask_data().split.fragment_opening, p, re.IGNORECASE)):
-            out[-1] = f"{out[-1]} {p}"
-        else:
-            out.append(p)
-    return out
-
-
-def _enumerates_options(lead: str, items: list[str]) -> bool:
-    """Whether numbered items are the options of one ask rather than asks of their own.
-
-    "Which workload gains more from a TPU: (a) a weeks-long pretraining run, or (b) a graph
-    search full of branches?" asks once; its items are what it chooses between, and split they
-    are fragments no one can answer ("a graph-traversal algorithm ..." alone looked out of
-    scope). Items are options when the text before them (``lead``) asks (a "?" or a closing ":"
-    or a question word) and none of them, the last one's tail aside, asks anything itself."""
-    if not lead or not (lead.endswith(":") or "?" in lead or _opens_by_asking(lead)):
-        return False
-    return not any("?" in item for item in items[:-1]) and not any(_opens_by_asking(item) for item in items)
-
-
-def split_asks(text: str) -> tuple[list[Ask], str, int]:
-    """The question's asks (untyped), its context (statements before them) and how many asks were dropped.
-
-    A single ask keeps the whole text (its situation helps retrieval), unless the rest is
-    mostly pasted log output, which only adds noise.
-    """
-    data = ask_data()
-    numbered = re.compile(data.split.numbered)
-    marks = list(numbered.finditer(text))
-    context = ""
-    items = [text[m.end() : (marks[i + 1].start() if i + 1 < len(marks) else len(text))].strip() for i, m in enumerate(marks)]
-    announced = None if len(marks) >= 2 else re.match(data.split.announced, text, re.I)
-    if announced is not None and not text[announced.end():].strip():
-        announced = None
-    if len(marks) >= 2 and not _enumerates_options(text[: marks[0].start()].strip(), items):
-        context = text[: marks[0].start()].strip()
-        parts = items
-    else:
-        # an announcement ("Two questions on debugging:") is the asks' context, its asks the rest
-        body = text if announced is None else text[announced.end():]
-        sentences = _sentences(body)
-        asked = [i for i, s in enumerate(sentences) if s.endswith("?")]
-        if len(asked) >= 2:
-            context = " ".join(sentences[: asked[0]])
-            parts = [" ".join(sentences[a : (asked[j + 1] if j + 1 < len(asked) else a + 1)]) for j, a in enumerate(asked)]
-            # statements after the last question belong to it
-            parts[-1] = " ".join([parts[-1]] + sentences[asked[-1] + 1 :])
-        elif looks_like_log(body):
-            parts = [_tail_question(body)]
-        else:
-            parts = [body]
-        if announced is not None:
-            context = f"{announced.group(0).strip(' :')} {context}".strip()
-    joined: list[str] = []
-    for part in parts:
-        pieces = [part]
-        for joiner in data.split.joiners:
-            pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
-        for joiner in data.split.asked_joiners:
-            pieces = [x for piece in pieces for x in (re.split(joiner, piece, flags=re.I) if _opens_by_asking(piece) else [piece])]
-        for joiner in data.split.announced_joiners if announced is not None else []:
-            pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
-        joined.extend(_LEADING.sub("", p).strip(" ,;") for p in pieces if p.strip(" ,;"))
-    joined = _merge_fragments(_merge_short([p for p in joined if re.search(r"\w", p)], data.min_words)) or [text]
-    dropped = max(0, len(joined) - data.max_asks)
-    kept = joined[: data.max_asks]
-    if len(kept) == 1 and context:
-        # two question sentences merged back into one ask ("Is that just me or is it a known
-        # thing? Any tricks?"): a single ask keeps its situation, which its "that" points at
-        kept, context = [f"{context} {kept[0]}"], ""
-    asks: list[Ask] = []
-    for i, p in enumerate(kept):
-        search = ""
-        if len(kept) > 1 and leans_on_context(p):
-            # the ask before, as it was searched: when it leaned on the context itself ("can these
-            # run on a TPU? if not, what is the alternative?"), its referent is there
-            before = (asks[i - 1].search or kept[i - 1]) if i else context
-            search = f"{before} {p}".strip() if before else ""
-        asks.append(Ask(text=p, label=_label(p) if len(kept) > 1 else "", options=options_of(p), search=search))
-    return asks, context, dropped
-
-
-#: Joining words at either end of an ask ("And what is Pallas for?", "what does XLA stand for, and").
-_LEADING = re.compile(r"^\s*(?:and|also|plus|so)\b,?\s*|,?\s*\b(?:and|also)\s*$", re.I)
-
-
-def leans_on_context(text: str) -> bool:
-    """Whether an ask points back at what came before it ("what do I use instead?")."""
-    return re.search(ask_data().split.leans, text, re.IGNORECASE) is not None

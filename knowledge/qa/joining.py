@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
-from knowledge.qa.asks import Ask, leans_on_context
+from knowledge.qa.asks import Ask
 from knowledge.qa.curated import NOTES_PREFIX
+from knowledge.qa.splitting import leans_on_context
 
 __all__ = ["join_sentences", "join_asks", "answer_asks", "ANSWER_ONE", "CONTEXT_REASONS"]
 

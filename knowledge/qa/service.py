@@ -34,7 +34,7 @@ from knowledge.paths import SOURCES_DIR
 from knowledge.qa.abstain import declined_answer, gate_sure, kind_reason, lacks_asked_kind, out_of_domain, refuse_input, too_weak
 from knowledge.qa.answers import Answer
 from knowledge.qa.ask_model import ask_type
-from knowledge.qa.asks import Ask, ask_data, asks_for_method, focus_of, leans_on_context, split_asks, without_cue
+from knowledge.qa.asks import Ask, ask_data, asks_for_method, focus_of, without_cue
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.domain_gate import out_probability
@@ -49,6 +49,7 @@ from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
 from knowledge.qa.scope import asking_clause, asks_elsewhere
 from knowledge.qa.sides import is_verdict, mentions_domain, side_of, vocabulary
+from knowledge.qa.splitting import leans_on_context, split_asks
 
 __all__ = ["QAEngine"]
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from knowledge.qa.abstain import refuse_input
-from knowledge.qa.asks import answer_type, ask_data, focus_of, split_asks
+from knowledge.qa.asks import answer_type, ask_data, focus_of
 from knowledge.qa.hygiene import clean_question
 from knowledge.qa.leads import answers_ask, foreign_language, is_hedge, key_objects, names_object
+from knowledge.qa.splitting import split_asks
 
 
 def test_numbered_parts_become_asks_in_order():

@@ -7,9 +7,10 @@ the retry is reached on purpose; the real engine runs the same path in tests/eng
 from __future__ import annotations
 
 from knowledge.qa.answers import Answer, AnswerSentence
-from knowledge.qa.asks import Ask, leans_on_context
+from knowledge.qa.asks import Ask
 from knowledge.qa.curated import NOTES_PREFIX
 from knowledge.qa.joining import answer_asks, join_asks
+from knowledge.qa.splitting import leans_on_context
 
 
 def _ask(text: str) -> Ask:
