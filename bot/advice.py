@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from knowledge.qa.service import QAEngine
+    from knowledge.recommend.extraction import Extraction
     from knowledge.recommend.profile import WorkloadProfile
     from knowledge.recommend.reading import MessageReading
     from knowledge.recommend.recommendation import Recommendation
-    from knowledge.recommend.textual import Extraction
 
 __all__ = ["Advice", "advise", "advise_answer", "not_english", "MAX_REASONS", "MAX_AGAINST", "MAX_OPEN_QUESTIONS"]
 

@@ -25,11 +25,11 @@ from pydantic import BaseModel, ConfigDict
 from bot.advice import Advice, advise_answer, needs_reading, not_english
 from knowledge.qa.answers import Answer
 from knowledge.recommend import WorkloadProfile
+from knowledge.recommend.extraction import Extraction, FieldEvidence
 from knowledge.recommend.implication import Implied, implied
 from knowledge.recommend.message_checks import is_correction
 from knowledge.recommend.profile import FIELD_VALUES, parse_profile
 from knowledge.recommend.reading import MessageReading, read_message
-from knowledge.recommend.textual import Extraction, FieldEvidence
 
 __all__ = ["Understood", "converse", "from_what_you_said", "MEMORY_TTL", "MEMORY_NAMESPACE"]
 

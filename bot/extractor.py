@@ -25,9 +25,9 @@ from common.settings import HwbotSettings
 from common.textio import stderr_line
 
 if TYPE_CHECKING:  # pragma: no cover
+    from knowledge.recommend.extraction import Extraction
     from knowledge.recommend.learned.combine import ClauseReader, Mode
     from knowledge.recommend.reading import MessageReading
-    from knowledge.recommend.textual import Extraction
 
 __all__ = ["READER_NOTICE", "clause_reader", "extractor_for", "lazy_extractor", "prefetch_reader", "understand"]
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bot.advice import Advice
     from common.settings import HwbotSettings
     from knowledge.qa.service import QAEngine
-    from knowledge.recommend.textual import Extraction
+    from knowledge.recommend.extraction import Extraction
 
 __all__ = ["SlackEngine", "EngineAnswers", "SlackRuntime", "new_worker_id"]
 

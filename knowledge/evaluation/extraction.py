@@ -38,8 +38,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from knowledge.evaluation.devset import EVAL_DIR, Half, stratified_halves
 from knowledge.evaluation.metrics import Rate, aligned
+from knowledge.recommend.extraction import Extraction
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN
-from knowledge.recommend.textual import Extraction, profile_from_text
+from knowledge.recommend.textual import profile_from_text
 
 __all__ = [
     "PHRASINGS_FILE", "LATE_PHRASINGS_FILE", "EXTRACTION_FLOORS_FILE", "Phrasing", "ExtractionHalf", "ExtractionReport", "ExtractionFloors",

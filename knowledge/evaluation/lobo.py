@@ -21,10 +21,10 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from knowledge.evaluation.fresh import FreshMessage, load_fresh_batch, score_messages
+from knowledge.recommend.extraction import Extraction
 from knowledge.recommend.learned.combine import MODES, ClauseReader, Mode, extract_message
 from knowledge.recommend.learned.data import CLAUSE_FILES, MESSAGE_FILES
 from knowledge.recommend.reading import read_message
-from knowledge.recommend.textual import Extraction
 
 __all__ = ["LoboRow", "leave_one_batch_out", "format_lobo"]
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         shown_blockers,
         todo_for,
     )
+    from knowledge.recommend.extraction import Extraction, FieldEvidence
     from knowledge.recommend.flips import find_flips
     from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, load_profile, parse_profile
     from knowledge.recommend.questioning import (
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
         load_rules,
         parse_rule_files,
     )
-    from knowledge.recommend.textual import Extraction, FieldEvidence, profile_from_text
+    from knowledge.recommend.textual import profile_from_text
 
 #: public name -> the module that owns it
 _OWNERS: dict[str, str] = {
@@ -110,8 +111,8 @@ _OWNERS: dict[str, str] = {
     "chunk_catalog": "knowledge.recommend.rules",
     "load_rules": "knowledge.recommend.rules",
     "parse_rule_files": "knowledge.recommend.rules",
-    "Extraction": "knowledge.recommend.textual",
-    "FieldEvidence": "knowledge.recommend.textual",
+    "Extraction": "knowledge.recommend.extraction",
+    "FieldEvidence": "knowledge.recommend.extraction",
     "profile_from_text": "knowledge.recommend.textual",
 }
 

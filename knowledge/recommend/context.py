@@ -33,7 +33,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from knowledge.recommend.profile import FIELD_VALUES
+from knowledge.recommend.counts import Hit
+from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN
 
 __all__ = ["ASKING_OPENING", "ContextCues", "CompiledContext", "Verdict", "QUESTION_TAG", "asking_tail"]
 
@@ -244,12 +245,26 @@ class CompiledContext:
         return "keep"
 
 
-    def not_known_from(self, text: str, start: int) -> int | None:
-        """Where a "we do not know whether" cue right before the match at ``start`` begins, if one does."""
-        s_start, _ = _sentence(text, start)
-        c_start = _clause_start(text, max(s_start, start - REACH), start)
-        m = self.not_known.search(text, c_start, start)
-        return None if m is None else m.start()
+    def said_unknown(self, text: str, hits: list[Hit], verdicts: list[Verdict]) -> tuple[list[Hit], list[Verdict]]:
+        """The hits (with their verdicts) after a "we do not know whether" cue is read, for a field
+        whose "unknown" is an answer.
+
+        "We haven't measured whether storage can keep the accelerators fed" names keeps_up only as
+        the thing not known: the hedge made it a question ("It sounds like your pipeline keeps up:
+        right?"), and "no clue if the loader keeps up" set it. The team has said it does not know,
+        which is the data-pipeline question's own answer: such a hit (not dropped) becomes
+        ``unknown``, kept, its evidence running from the cue to the match.
+        """
+        out_hits: list[Hit] = []
+        out_verdicts: list[Verdict] = []
+        for h, v in zip(hits, verdicts):
+            m = None
+            if h[0] in SAID_UNKNOWN and v != "drop":
+                s_start, _ = _sentence(text, h[2])
+                m = self.not_known.search(text, _clause_start(text, max(s_start, h[2] - REACH), h[2]), h[2])
+            out_hits.append(h if m is None else (h[0], UNKNOWN, m.start(), h[3], h[4]))
+            out_verdicts.append(v if m is None else "keep")
+        return out_hits, out_verdicts
 
     def _about_others(self, sentence: str) -> bool:
         """Someone else's situation: "OpenAI serves on Azure", "my friend's startup trains on 512 TPUs"."""

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel
 
+from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
 from knowledge.recommend.implication import Implied, implied, text_hits
 from knowledge.recommend.message_checks import (
     NOT_ENGLISH,
@@ -37,7 +38,7 @@ from knowledge.recommend.message_checks import (
     shape_of,
 )
 from knowledge.recommend.profile import FIELD_VALUES, UNKNOWN, WorkloadProfile, parse_profile
-from knowledge.recommend.textual import Confirmation, Extraction, FieldEvidence, profile_from_text, states_the_team
+from knowledge.recommend.textual import profile_from_text, states_the_team
 
 __all__ = [
     "MessageReading", "read_message", "NOT_ENGLISH", "NO_WORDS", "field_words"]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.recommend.textual import Extraction
+    from knowledge.recommend.extraction import Extraction
 
 __all__ = ["MIN_LETTERS", "Respelling", "respell", "lexicon"]
 

@@ -30,12 +30,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from common.errors import RuleError
 from common.validation import one_line_errors
-from knowledge.recommend.context import CompiledContext, ContextCues, Verdict
+from knowledge.recommend.context import CompiledContext, ContextCues
 from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
-from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, WorkloadProfile, is_answer, parse_profile
+from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
+from knowledge.recommend.profile import FIELD_VALUES, is_answer
 from knowledge.recommend.spelling import respell
 
-__all__ = ["VOCABULARY_FILE", "FieldEvidence", "Confirmation", "Extraction", "profile_from_text", "load_vocabulary", "counts_only_people",
+__all__ = ["VOCABULARY_FILE", "profile_from_text", "load_vocabulary", "counts_only_people",
            "states_the_team"]
 
 VOCABULARY_FILE = Path(__file__).resolve().parent / "vocabulary.toml"
@@ -129,60 +130,6 @@ class Vocabulary(BaseModel):
     term: tuple[Term, ...]
     confirm: tuple[Confirm, ...] = ()
     key: tuple[Key, ...] = ()
-
-
-class FieldEvidence(BaseModel):
-    """One understood field: the answer, the words it came from, and how sure we are."""
-
-    field: str
-    value: str
-    span: tuple[int, int]
-    evidence: str
-    confidence: float
-
-
-class Confirmation(BaseModel):
-    """Something that might mean ``field = value``: asked, never assumed."""
-
-    field: str
-    value: str
-    span: tuple[int, int]
-    evidence: str
-    question: str
-    #: a yes/no question about ``value`` ("It sounds like ...: right?"), not a choice between values
-    yes_no: bool = False
-
-
-class Extraction(BaseModel):
-    fields: dict[str, FieldEvidence] = {}
-    confirmations: list[Confirmation] = []
-    #: (field, start, end) of matches the context cues dropped ("not on GCP"): kept so that a
-    #: later reader of the same words (the learned heads) does not set what the rules refused
-    dropped: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
-    #: the drops that rest only on the sentence naming someone else ("they", "someone", a company):
-    #: a word list that also fires on "under someone's desk" and a manager's "they" for the team,
-    #: so a reader of the clause's meaning (the learned heads and their modifier gate) may still read them
-    doubted: list[tuple[str, int, int]] = Field(default_factory=list, exclude=True)
-    #: (field, value, start) of each dropped match: what was refused is that value, so a reader of
-    #: the clause's meaning may still read another ("nothing is in production": exploration)
-    denied: list[tuple[str, str, int]] = Field(default_factory=list, exclude=True)
-    #: (field, value, start, end) of every match behind a "Which is it" question the rules asked:
-    #: a reader that can tell a plain statement from a past, planned or someone else's one
-    #: (the learned modifier head) may settle it
-    conflicts: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
-    #: (field, value, start, end, confidence) of every match behind a field the rules set: a field whose answer
-    #: is a union of its matches ("retrain nightly ... live scoring": workload both) is re-read per match
-    stated: list[tuple[str, str, int, int, float]] = Field(default_factory=list, exclude=True)
-    #: (start, end) of the clauses a reader of meaning (the learned modifier gate) read as not a
-    #: plain statement about the team now (planned, past, hedged, someone else's, a question);
-    #: ``None`` when no such reader ran (the rules alone), so a later step knows it cannot tell
-    modified: list[tuple[int, int]] | None = Field(default=None, exclude=True)
-
-    def answers(self) -> dict[str, str]:
-        return {f: e.value for f, e in self.fields.items()}
-
-    def profile(self) -> WorkloadProfile:
-        return parse_profile(self.answers(), origin="text")
 
 
 @lru_cache(maxsize=4)
@@ -320,24 +267,6 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     return respelt.restore(_read(respelt.text, field, vocabulary or load_vocabulary()))
 
 
-def _said_unknown(text: str, found: list[Hit], verdicts: list[Verdict], context: CompiledContext) -> tuple[list[Hit], list[Verdict]]:
-    """A match under a "we do not know whether" cue, for a field whose "unknown" is an answer.
-
-    "We haven't measured whether storage can keep the accelerators fed" names keeps_up only as
-    the thing not known: the hedge made it a question ("It sounds like your pipeline keeps up:
-    right?"), and "no clue if the loader keeps up" set it. The team has said it does not know,
-    which is the data-pipeline question's own answer: the hit becomes ``unknown``, its evidence
-    running from the cue to the match.
-    """
-    hits: list[Hit] = []
-    out: list[Verdict] = []
-    for h, v in zip(found, verdicts):
-        cue = context.not_known_from(text, h[2]) if h[0] in SAID_UNKNOWN and v != "drop" else None
-        hits.append(h if cue is None else (h[0], UNKNOWN, cue, h[3], h[4]))
-        out.append(v if cue is None else "keep")
-    return hits, out
-
-
 def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
     terms, confirms, count, context, _ = _compiled(vocab)
     found: list[Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
@@ -354,7 +283,7 @@ def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
     found = [h for h in found if not any(h[0] in f and s <= h[2] and h[3] <= e for s, e, f in shadowing)]
     answer = field is not None
     verdicts = [context.judge(text, h[2], h[3], answer, field=h[0]) for h in found]
-    found, verdicts = _said_unknown(text, found, verdicts, context)
+    found, verdicts = context.said_unknown(text, found, verdicts)
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
     hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
     out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"],

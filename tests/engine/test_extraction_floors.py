@@ -17,8 +17,8 @@ from knowledge.evaluation import (
     phrasing_halves,
 )
 from knowledge.recommend import profile_from_text
+from knowledge.recommend.extraction import Extraction, FieldEvidence
 from knowledge.recommend.profile import FIELD_VALUES
-from knowledge.recommend.textual import Extraction, FieldEvidence
 
 #: The issue's own examples must be in the set, with these labels.
 ISSUE_EXAMPLES = {

@@ -34,18 +34,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from knowledge.recommend.context import ASKING_OPENING
+from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS
 from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLES, read_unions
 from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
-from knowledge.recommend.textual import (
-    MAX_TEXT_CHARS,
-    Confirmation,
-    Extraction,
-    FieldEvidence,
-    counts_only_people,
-    profile_from_text,
-)
+from knowledge.recommend.textual import MAX_TEXT_CHARS, counts_only_people, profile_from_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

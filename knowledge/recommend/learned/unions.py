@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from knowledge.recommend.extraction import Extraction, FieldEvidence
 from knowledge.recommend.learned.clauses import Clause, clause_at
-from knowledge.recommend.textual import Extraction, FieldEvidence
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
