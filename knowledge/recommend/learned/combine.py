@@ -213,6 +213,13 @@ def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> No
                     question=sounds_like(name, best.value), yes_no=True))
 
 
+def _yield(out: Extraction, mentions: list[tuple[str, str, int, int]]) -> None:
+    """Record (field, value, start, end) mentions the heads read as not the team's now like the
+    rules' own drops, so no later step (the heads, the reading's contradiction check) revives them."""
+    out.dropped.extend((f, start, end) for f, _, start, end in mentions)
+    out.denied.extend((f, value, start) for f, value, start, _ in mentions)
+
+
 def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray") -> None:
     """Answer a "Which is it" question of the rules when only one of its values is said plainly.
 
@@ -237,8 +244,7 @@ def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarra
         p, (_, value, start, end, confidence) = plainest[plain[0]]
         # the mentions that yielded were read as not about the team now: recorded like the rules'
         # own drops, so no later step (the heads, the reading's contradiction check) revives them
-        out.dropped.extend((name, h[2], h[3]) for h in out.conflicts if h[0] == name and h[1] != value)
-        out.denied.extend((name, h[1], h[2]) for h in out.conflicts if h[0] == name and h[1] != value)
+        _yield(out, [(name, h[1], h[2], h[3]) for h in out.conflicts if h[0] == name and h[1] != value])
         out.fields[name] = FieldEvidence(field=name, value=value, span=(start, end), evidence=text[start:end],
                                          confidence=round(min(confidence, 1.0 - p), 3))
         out.confirmations = [c for c in out.confirmations if c.field != name]
@@ -302,17 +308,14 @@ def _corroborate(
         chosen = max(sure, key=lambda r: r.p)
         out.fields[name] = _evidence(chosen)
         if aside and chosen.value != question.value:
-            out.dropped.append((name, question.span[0], question.span[1]))
-            out.denied.append((name, question.value, question.span[0]))
+            _yield(out, [(name, question.value, question.span[0], question.span[1])])
         if chosen.value != WHOLES.get(name):
             # a rival mention in a clause the modifier head reads as not plain yielded, as in _settle:
             # recorded like the rules' drops, or the reading's contradiction check, which re-reads each
             # sentence with the rules alone, asked again ("our own racks now. GCP was the old setup.");
             # a plain rival ("inference is served out of AWS") stays for that check to weigh
-            yielded = [h for h in out.conflicts if h[0] == name and h[1] != chosen.value
-                       and (at := clause_at(clauses, h[2])) is not None and float(p_mod[at]) >= PLAIN_BELOW]
-            out.dropped.extend((name, h[2], h[3]) for h in yielded)
-            out.denied.extend((name, h[1], h[2]) for h in yielded)
+            _yield(out, [(name, h[1], h[2], h[3]) for h in out.conflicts if h[0] == name and h[1] != chosen.value
+                         and (at := clause_at(clauses, h[2])) is not None and float(p_mod[at]) >= PLAIN_BELOW])
         out.confirmations = [c for c in out.confirmations if c.field != name]
 
 
