@@ -21,7 +21,7 @@ import numpy as np
 from bench.corpus import make_sources
 from bench.results import Section, Table, Target, fmt_ratio, fmt_s
 from bench.stats import median, ratio
-from common.settings import default_model_cache_dir
+from common.locations import default_model_cache_dir
 from indexer.build import build_index
 from indexer.embedder import PROBE_TEXT, Embedder
 from indexer.onnx_export import PROBE_TEXTS, export_query_encoder

@@ -33,6 +33,13 @@ def cli(ctx: click.Context) -> None:
 
     Answers come from the knowledge notes, and every sentence cites its chunk.
     """
+    if ctx.invoked_subcommand == "ask":
+        # A cold ask is bound by loading the ONNX session (~0.2 s, GIL released): start it from
+        # where the settings will point before building them (pydantic-settings, ~0.1 s).
+        from common.locations import index_dir_hint
+        from knowledge.index import prefetch_encoder
+
+        prefetch_encoder(index_dir_hint())
     # The environment is read once, here; every command gets this object passed down.
     from common.settings import load_settings
 

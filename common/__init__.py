@@ -1,7 +1,9 @@
 """Cross-cutting pieces every layer uses: errors, settings, the user-file reader, validation lines,
 and the plain-text parsing the indexer and the FAQ extractor share (markdown blocks, sentences).
 
-It sits below ``indexer``, ``knowledge`` and ``bot`` and imports none of them.
+It sits below ``indexer``, ``knowledge`` and ``bot`` and imports none of them. Only the errors
+are imported with the package: the settings and the validation lines bring pydantic (~0.1 s),
+which a cold ``hwbot ask`` imports only after its ONNX session has started loading.
 """
 
 from common.errors import (
@@ -21,9 +23,7 @@ from common.errors import (
     SourceError,
     UsageError,
 )
-from common.settings import HwbotSettings
-from common.textio import read_text_file
-from common.validation import one_line_errors
+from common.lazy import lazy_getattr
 
 __all__ = [
     "EXIT_FAILURE",
@@ -45,3 +45,9 @@ __all__ = [
     "read_text_file",
     "one_line_errors",
 ]
+
+__getattr__ = lazy_getattr(__name__, {
+    "HwbotSettings": "common.settings",
+    "read_text_file": "common.textio",
+    "one_line_errors": "common.validation",
+})

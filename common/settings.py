@@ -1,15 +1,15 @@
 """The one settings object: every path and limit hwbot reads from the environment.
 
-The environment is read here and nowhere else. The CLI builds one :class:`HwbotSettings`
+The environment is read here and nowhere else (the path defaults aside). The CLI builds one :class:`HwbotSettings`
 at start-up (:func:`load_settings`) and passes it down explicitly, so a test (or a second
 engine in one process) can point at other directories without touching ``os.environ``.
 Slack's variables are its ``slack`` section (:class:`common.slack_settings.SlackSettings`),
-read in the same construction.
+read in the same construction. The path defaults live in :mod:`common.locations`, which
+the CLI also reads, once, to start a cold ask's ONNX session before this module is imported.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,42 +17,14 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from common.errors import ConfigError
+from common.locations import default_feedback_db, default_index_dir, default_model_cache_dir, default_state_dir
 from common.slack_settings import SECRET_VARIABLES, SlackSettings
 from common.validation import one_line_errors
 
 __all__ = [
     "HwbotSettings",
     "load_settings",
-    "default_index_dir",
-    "default_model_cache_dir",
-    "default_state_dir",
-    "default_feedback_db",
 ]
-
-
-def _xdg(var: str, *fallback: str) -> Path:
-    base = os.environ.get(var) or str(Path.home().joinpath(*fallback))
-    return Path(base) / "hwbot"
-
-
-def default_index_dir() -> Path:
-    """A per-user cache location, so several checkouts or users never share a half-built index."""
-    return _xdg("XDG_CACHE_HOME", ".cache") / "index"
-
-
-def default_model_cache_dir() -> Path:
-    """Build-time exports of the model (the ONNX query encoder): once per user and model version."""
-    return _xdg("XDG_CACHE_HOME", ".cache") / "models"
-
-
-def default_state_dir() -> Path:
-    """Dialogs and Slack state outlive the cache, so they sit under the XDG state dir."""
-    return _xdg("XDG_STATE_HOME", ".local", "state")
-
-
-def default_feedback_db() -> Path:
-    """Feedback is user data: it outlives both the index cache and the state dir."""
-    return _xdg("XDG_DATA_HOME", ".local", "share") / "feedback.sqlite3"
 
 
 class HwbotSettings(BaseSettings):

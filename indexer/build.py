@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from common.errors import IndexStoreError
-from common.settings import default_model_cache_dir
+from common.locations import default_model_cache_dir
 from indexer.ann import build_ann, choose_index_type
 from indexer.chunking import Chunk, ChunkParams
 from indexer.corpus import catalog, load_corpus

@@ -257,7 +257,7 @@ import json, sys, threading
 _start = threading.Thread.start
 def _watch(self):
     if self.name == "hwbot-onnx-prefetch":
-        sys.stderr.write("\\n{MARK}" + json.dumps(sorted(m for m in ("onnxruntime", "tokenizers", "bm25s", "knowledge.qa.service", "indexer.query_encoder") if m in sys.modules)) + "\\n")
+        sys.stderr.write("\\n{MARK}" + json.dumps(sorted(m for m in ("onnxruntime", "tokenizers", "bm25s", "knowledge.qa.service", "indexer.query_encoder", "pydantic_settings") if m in sys.modules)) + "\\n")
     return _start(self)
 threading.Thread.start = _watch
 from bot.cli import main
@@ -267,8 +267,9 @@ main(sys.argv[1:])
 
 def test_the_onnx_session_starts_loading_before_the_answerer_is_imported(tmp_path: Path, built_index: Path) -> None:
     """A cold ask builds its ONNX session (~0.2 s) in the background while the rest imports: it must
-    start before the answerer's modules load. onnxruntime (so numpy) is imported first, in the main
-    thread: numpy imported by two threads at once can fail half-initialized."""
+    start before the settings are built (pydantic-settings) and before the answerer's modules load.
+    onnxruntime (so numpy) is imported first, in the main thread: numpy imported by two threads
+    at once can fail half-initialized."""
     proc, loaded = run_answering(["ask", "What does TPU stand for?", "--json"], built_index, tmp_path, script=PREFETCH_WRAPPER)
     assert proc.returncode == 0, proc.stderr[-500:]
     assert json.loads(proc.stdout)["citations"]
