@@ -110,6 +110,36 @@ def lead_sentence(answer: str) -> str:
     return head.strip()
 
 
+def part_leads(answer: str, question: str) -> list[str]:
+    """The first sentence of each labelled section of a multi-part answer, its label removed.
+
+    A multi-part answer gives each ask a line of its own, opened by a label taken from the
+    question's words ("what tools help when debugging jitted JAX…: In JAX, ..."). The label is
+    cut off, so the question's own words never count as the answer's."""
+    leads = []
+    asked = " ".join(question.lower().split())
+    for line in answer.split("\n"):
+        for _ in range(3):  # a label may hold a colon of its own ("two q's on jax: (1) why…: ...")
+            label, sep, rest = line.partition(": ")
+            if not (sep and label.rstrip("…").strip().lower() in asked):
+                break
+            line = rest
+        if line.strip():
+            leads.append(lead_sentence(line))
+    return leads
+
+
+def _first_sentence_answers(item: "FreshQuestion", text: str) -> bool:
+    """All key terms in the lead sentence; for a multi-part question answered in sections, each
+    part's terms in the lead sentence of some section (one sentence cannot answer three asks)."""
+    if not item.terms:
+        return False
+    if all(has_term(lead_sentence(text), t) for t in item.terms):
+        return True
+    leads = part_leads(text, item.question) if len(item.parts) > 1 else []
+    return len(leads) > 1 and all(any(all(has_term(lead, t) for t in part) for lead in leads) for part in item.parts)
+
+
 def has_term(text: str, term: str) -> bool:
     """A key term (``a|b``: any alternative) occurs in the text, case-insensitively."""
     low = text.lower()
@@ -124,6 +154,8 @@ class QuestionResult(BaseModel):
     style: str
     declined: bool
     first_sentence: bool
+    #: the rule before multi-part answers were judged per section: every term in the answer's first sentence
+    lead_has_all_terms: bool = False
     anywhere_cited: bool
     parts_answered: int
     parts: int
@@ -132,6 +164,7 @@ class QuestionResult(BaseModel):
 
 class QuestionBatchReport(BaseModel):
     first_sentence: Rate
+    lead_has_all_terms: Rate
     anywhere_cited: Rate
     parts_answered: Rate
     false_refusal: Rate
@@ -141,6 +174,7 @@ class QuestionBatchReport(BaseModel):
     def lines(self) -> list[str]:
         return aligned([
             ("in-domain, the first sentence answers", self.first_sentence),
+            ("  (before the per-part rule: all terms in sentence one)", self.lead_has_all_terms),
             ("in-domain, key terms anywhere, cited", self.anywhere_cited),
             ("multi-part, parts answered", self.parts_answered),
             ("false refusals", self.false_refusal),
@@ -155,13 +189,14 @@ def score_questions(items: list[FreshQuestion], answers: Iterable[Mapping[str, A
         text = str(got.get("answer", ""))
         declined = bool(got.get("declined"))
         cited = bool(got.get("citations"))
-        plain, lead = _plain(text), lead_sentence(text)
+        plain = _plain(text)
         terms_ok = bool(item.terms) and all(has_term(plain, t) for t in item.terms)
         parts_ok = sum(1 for p in item.parts if all(has_term(plain, t) for t in p))
         results.append(QuestionResult(
             id=item.id, question=item.question, domain=item.domain, ask=item.ask, style=item.style,
             declined=declined,
-            first_sentence=not declined and bool(item.terms) and all(has_term(lead, t) for t in item.terms),
+            first_sentence=not declined and _first_sentence_answers(item, text),
+            lead_has_all_terms=not declined and bool(item.terms) and all(has_term(lead_sentence(text), t) for t in item.terms),
             anywhere_cited=not declined and cited and terms_ok,
             parts_answered=0 if declined else parts_ok, parts=len(item.parts), answer=text,
         ))
@@ -169,6 +204,7 @@ def score_questions(items: list[FreshQuestion], answers: Iterable[Mapping[str, A
     outs = [r for r in results if r.domain == "out"]
     return QuestionBatchReport(
         first_sentence=Rate(k=sum(r.first_sentence for r in ins), n=len(ins)),
+        lead_has_all_terms=Rate(k=sum(r.lead_has_all_terms for r in ins), n=len(ins)),
         anywhere_cited=Rate(k=sum(r.anywhere_cited for r in ins), n=len(ins)),
         parts_answered=Rate(k=sum(r.parts_answered for r in ins), n=sum(r.parts for r in ins)),
         false_refusal=Rate(k=sum(r.declined for r in ins), n=len(ins)),

@@ -59,6 +59,29 @@ def test_question_metrics_separate_lead_anywhere_parts_and_refusals() -> None:
     assert (report.false_refusal.k, report.ood_declined.k) == (1, 1)
 
 
+def test_a_multi_part_answer_is_judged_by_the_first_sentence_of_each_section() -> None:
+    """One sentence cannot answer three asks: each part's terms must lead some labelled section,
+    and a label's words (the question's own) never count as the answer's."""
+    q = "two things: (1) how does TPU debugging compare, (2) what tools help with jitted JAX code?"
+    item = FreshQuestion(id="m", question=q, domain="in", terms=["harder than on a GPU", "jax.debug.print"],
+                         parts=[["harder than on a GPU"], ["jax.debug.print"]])
+    sections = (
+        "how does TPU debugging compare: Debugging on a TPU is harder than on a GPU. [file_gpu004:c0004]\n"
+        "what tools help with jitted JAX…: In JAX, jax.debug.print prints inside jit. [file_gpu004:c0004]"
+    )
+    buried = (
+        "how does TPU debugging compare: Debugging on a TPU is harder than on a GPU. [file_gpu004:c0004]\n"
+        "what tools help with jitted JAX…: Compiling takes time. [file_gpu004:c0004] Use jax.debug.print. [file_gpu004:c0004]"
+    )
+    echoed = FreshQuestion(id="e", question="two q's on jax.debug.print: (1) is it slow, (2) is TPU debugging harder than on a GPU?",
+                           domain="in", terms=["jax.debug.print", "harder than on a GPU"],
+                           parts=[["jax.debug.print"], ["harder than on a GPU"]])
+    echo = ("two q's on jax.debug.print: (1) is it slow: It is not. [file_gpu004:c0004]\n"
+            "is TPU debugging harder than on…: Debugging on a TPU is harder than on a GPU. [file_gpu004:c0004]")
+    report = score_questions([item, item, echoed], [_answer(sections), _answer(buried), _answer(echo)])
+    assert [r.first_sentence for r in report.items] == [True, False, False]
+
+
 def test_an_uncited_answer_does_not_count_anywhere() -> None:
     items = [FreshQuestion(id="1", question="q", domain="in", terms=["XLA"])]
     report = score_questions(items, [{"answer": "XLA compiles.", "declined": False, "citations": []}])
