@@ -119,6 +119,22 @@ class Key(BaseModel):
             raise ValueError(f"key {self.names!r}: {self.field} or its shadows are not profile fields")
 
 
+class Includes(BaseModel):
+    """One ``[[includes]]`` entry: a field's ``value`` says more than ``within`` and includes it, so
+    a message saying both ("multi-node, 2048 H100s per run") means ``value``, not a conflict."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    field: str
+    value: str
+    within: tuple[str, ...] = Field(min_length=1)
+
+    def check(self) -> None:
+        values = FIELD_VALUES.get(self.field, ())
+        if self.value not in values or not set(self.within) <= set(values) or self.value in self.within:
+            raise ValueError(f"includes {self.field}={self.value}: not a value of the field, or it includes itself")
+
+
 class Vocabulary(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -130,6 +146,7 @@ class Vocabulary(BaseModel):
     term: tuple[Term, ...]
     confirm: tuple[Confirm, ...] = ()
     key: tuple[Key, ...] = ()
+    includes: tuple[Includes, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -141,6 +158,8 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
             entry.check()
         for key in vocab.key:
             key.check()
+        for entry in vocab.includes:
+            entry.check()
         re.compile(vocab.counts.units)
         for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
             re.compile(pattern)
@@ -181,12 +200,11 @@ def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return b[0] <= a[0] and a[1] <= b[1] and a != b
 
 
-def _resolve(field: str, hits: list[Hit]) -> tuple[Hit | None, bool]:
+def _resolve(field: str, hits: list[Hit], includes: tuple[Includes, ...] = ()) -> tuple[Hit | None, bool]:
     """One answer for a field, or (None, True) when its matches disagree."""
-    if field == "custom_kernels" and {h[1] for h in hits} >= {"some", "critical"}:
-        # "some custom operators in CUDA, and the model cannot run without them": a few kernels the
-        # model depends on are critical ones; the count and the dependence do not disagree
-        hits = [h for h in hits if h[1] != "some"]
+    for entry in includes:
+        if entry.field == field and entry.value in {h[1] for h in hits}:
+            hits = [h for h in hits if h[1] not in entry.within]
     kept = [h for h in hits if not any(_inside((h[2], h[3]), (o[2], o[3])) for o in hits)]
     values = {h[1] for h in kept}
     if field == "workload" and {"training", "inference"} <= values:
@@ -199,10 +217,6 @@ def _resolve(field: str, hits: list[Hit]) -> tuple[Hit | None, bool]:
         # ("the team knows CUDA and XLA": its mention of CUDA alone is part of that)
         start, end = min(h[2] for h in kept), max(h[3] for h in kept)
         return ("team_expertise", "both", start, end, min(h[4] for h in kept)), False
-    if field == "cloud" and "multi_cloud" in values:
-        # "AWS + GCP, both clouds are here to stay", "hybrid: on-prem and AWS": the places named are its members
-        kept = [h for h in kept if h[1] == "multi_cloud"]
-        values = {"multi_cloud"}
     if len(values) > 1:
         return None, True
     best = max(kept, key=lambda h: (h[3] - h[2], h[4]))
@@ -213,6 +227,9 @@ def _resolve(field: str, hits: list[Hit]) -> tuple[Hit | None, bool]:
 #: stock ops only": one label and its value per line.
 _KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)[ \t]*(?:[:=]|->|=>|\u2192|[ \t][-\u2013\u2014][ \t])[ \t]*(?P<value>[^\n]*\S)",
                          re.MULTILINE)
+#: "- custom ops? a few Pallas kernels", "- on prem? no, 100% Google Cloud": a list of short
+#: questions, each answered on its own line (a bullet, so a sentence with a "?" is not one)
+_ASKED_LINE = re.compile(r"^[ \t]*[-*\u2022>]\s*(?P<key>[A-Za-z][\w /&()-]{0,40}?)[ \t]*\?[ \t]+(?P<value>[^\n]*\S)", re.MULTILINE)
 
 
 _PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
@@ -221,7 +238,7 @@ _PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
 def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:
     """Each labelled line's answer (or its question) for the label's field, its value's span and shadows."""
     out: list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]] = []
-    for m in _KEYED_LINE.finditer(text):
+    for m in (*_KEYED_LINE.finditer(text), *_ASKED_LINE.finditer(text)):
         label = m.group("key").lower()
         if _PROSE.search(label):  # "our perf people split: some ...": a sentence with a colon, not a form
             continue
@@ -295,7 +312,7 @@ def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
         mine = [h for h in hits if h[0] == name]
         if not mine:
             continue
-        best, conflict = _resolve(name, mine)
+        best, conflict = _resolve(name, mine, vocab.includes)
         if conflict:
             conflicted.add(name)
         elif best is not None:
