@@ -158,8 +158,8 @@ def load_vocabulary(path: Path = VOCABULARY_FILE) -> Vocabulary:
             entry.check()
         for key in vocab.key:
             key.check()
-        for entry in vocab.includes:
-            entry.check()
+        for included in vocab.includes:
+            included.check()
         re.compile(vocab.counts.units)
         for pattern in (vocab.counts.node_units, vocab.counts.pod_units, vocab.counts.not_between, vocab.counts.slice):
             re.compile(pattern)
