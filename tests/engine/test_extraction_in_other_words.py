@@ -27,6 +27,24 @@ def test_a_pasted_form_is_read_line_by_line_as_intake_answers() -> None:
     assert answers(form2) == {"cloud": "other_single_cloud", "custom_kernels": "none", "architecture_changes": "rarely"}
 
 
+def test_a_list_of_short_questions_each_answered_on_its_line_is_a_form_too() -> None:
+    form = "- where do you run? only our own racks\n- kernels? two Triton kernels, optional\n- how often does the net change? rarely"
+    assert answers(form) == {"cloud": "on_prem", "custom_kernels": "some", "architecture_changes": "rarely"}
+    # a question in prose is not a label ("is it worth it? we think so" answers nothing)
+    assert answers("is the TPU move worth it? we think so, GPUs cost a lot") == {}
+
+
+def test_values_that_include_others_are_one_answer_not_a_conflict() -> None:
+    got = profile_from_text("We run on AWS and GCP, and a couple of custom CUDA kernels are essential, the model cannot run without them.")
+    assert got.answers() == {"cloud": "multi_cloud", "custom_kernels": "critical"} and not got.confirmations
+
+
+def test_someone_elses_past_or_work_is_not_the_teams() -> None:
+    text = "my old lab was all TensorFlow, never again: here we're PyTorch, and we serve models other people trained"
+    assert answers(text) == {"framework": "pytorch", "workload": "inference"}
+    assert "framework" not in answers("Our backend is Java with JAX-RS.")
+
+
 def test_a_label_the_vocabulary_does_not_know_reads_nothing_extra() -> None:
     assert answers("favourite colour: blue\nlunch: tacos") == {}
 

@@ -256,6 +256,7 @@ def test_a_no_that_opens_the_next_words_is_not_a_trailing_denial() -> None:
     ('correction_after = "', 'correction_after = "(', "correction_after"),
     ('negative_subject_fields = ["framework"', 'negative_subject_fields = ["frameworks"', "frameworks"),
     ('negative_subject = "', 'negative_subject = "(', "negative_subject"),
+    ('value = "multi_cloud"\nwithin = ["google_cloud"', 'value = "multi_cloud"\nwithin = ["gcp"', "includes cloud=multi_cloud"),
 ])
 def test_a_broken_context_cue_is_one_rule_error_line(tmp_path, old: str, new: str, named: str) -> None:  # type: ignore[no-untyped-def]
     from common.errors import RuleError
