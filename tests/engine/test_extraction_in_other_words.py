@@ -43,6 +43,11 @@ def test_someone_elses_past_or_work_is_not_the_teams() -> None:
     text = "my old lab was all TensorFlow, never again: here we're PyTorch, and we serve models other people trained"
     assert answers(text) == {"framework": "pytorch", "workload": "inference"}
     assert "framework" not in answers("Our backend is Java with JAX-RS.")
+    assert answers("the platform folks use JAX, but our group trains in PyTorch") == {"framework": "pytorch", "workload": "training"}
+    assert answers("Although our parent company pursues a multi-cloud strategy, we run only on AWS.") == {"cloud": "other_single_cloud"}
+    assert "workload" not in answers("Inference is handled by a separate team.")
+    # a plan is not the stage: "cleared to go to prod next month"
+    assert answers("We're cleared to go to production next month.").get("stage") != "production"
 
 
 def test_a_label_the_vocabulary_does_not_know_reads_nothing_extra() -> None:
