@@ -58,6 +58,8 @@ def test_the_model_decides_only_where_no_trusted_cue_does() -> None:
     assert model_decides("we stay on GPUs for now but may go to TPUs later. anything to do today?", "comparison")
     # ... while when to pick one accelerator stays the open comparison it was (a verdict leads)
     assert not model_decides("When is a TPU the right call?", "comparison")
+    # ... but what choosing one costs is asked for as things (fq64-17), and the model types it
+    assert model_decides("beyond the hourly rate, what are the principal costs of standardizing on TPUs?", "comparison")
 
 
 def test_a_how_ask_that_names_both_accelerators_is_typed_how(qa: QAEngine) -> None:
