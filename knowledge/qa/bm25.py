@@ -7,6 +7,10 @@ numpy.ma) cost about 40 ms of a 0.8 s process for nothing. So while bm25s itself
 imported, scipy is made unimportable, which is the case bm25s handles itself (it then
 marks scipy unavailable); when scipy is already loaded (a test session, the trainer) it is
 left alone. Either way the numpy backend scores, so answers are the same.
+
+tqdm is hidden the same way: bm25s imports ``tqdm.auto`` (~15 ms, with tqdm's version lookup)
+for progress bars hwbot never shows (``show_progress=False``), and falls back to a no-op bar
+when it cannot. hwbot's own progress bars import tqdm themselves.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ __all__ = ["bm25s"]
 
 
 def _import_bm25s() -> ModuleType:
-    hidden = [name for name in ("scipy", "scipy.sparse") if name not in sys.modules]
+    hidden = [name for name in ("scipy", "scipy.sparse", "tqdm", "tqdm.auto") if name not in sys.modules]
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]  # "import scipy" now raises ImportError
     try:

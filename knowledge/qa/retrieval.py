@@ -33,6 +33,14 @@ __all__ = ["Hit", "Retriever", "Mode", "Evidence"]
 Mode = Literal["hybrid", "dense", "bm25"]
 
 
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of a 1-D array, the same value: numpy's own checks the result for NaN through
+    ``numpy.ma``, whose import (~5 ms) a cold ask would pay for this one number."""
+    ordered = np.sort(values)
+    k = len(ordered) // 2
+    return float(ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2)
+
+
 @dataclass(frozen=True)
 class Hit:
     chunk: StoredChunk
@@ -172,7 +180,7 @@ class Retriever:
         evidence = Evidence(
             top_chunk=float(dense.max()),
             top_sentence=self._top_sentence(qvec, dense_rank),
-            median_dense=float(np.median(dense[dense > -1.0])) if np.any(dense > -1.0) else 0.0,
+            median_dense=_median(dense[dense > -1.0]) if np.any(dense > -1.0) else 0.0,
             top_bm25=float(lexical.max()),
             top_heading=self._top_heading(qvec, dense_rank),
             form_scores=form_scores,

@@ -229,8 +229,9 @@ def test_slack_worker_startup_never_imports_torch(tmp_path: Path, built_index: P
 
 #: What a plain question's cold path must not load: scipy (bm25s offers it, its numpy backend
 #: scores), YAML (front matter is parsed only when a source is read), the recommendation models
-#: and the learned extractor (a second ONNX session) when nothing about a team can matter.
-COLD_EXTRAS = ("scipy", "yaml", "knowledge.recommend.profile", "knowledge.recommend.learned.combine")
+#: and the learned extractor (a second ONNX session) when nothing about a team can matter; nor
+#: tqdm (bm25s's progress bars, never shown) or numpy.ma (numpy's median checks NaN through it).
+COLD_EXTRAS = ("scipy", "yaml", "tqdm", "numpy.ma", "knowledge.recommend.profile", "knowledge.recommend.learned.combine")
 COLD_WRAPPER = WRAPPER.replace(repr(HEAVY), repr(HEAVY + COLD_EXTRAS))
 
 
