@@ -83,6 +83,12 @@ def test_talk_about_our_code_is_no_code_request(qa, question):
     assert not answer.declined and answer.intent != "code", answer.answer
 
 
+def test_whether_code_can_be_written_is_a_yes_no_not_a_code_request(qa):
+    # fq65-16, declined as a code request: the notes answer it (Pallas, not CUDA)
+    answer = qa.ask("Is possible to write own custom kernel for TPU, same like we are doing in CUDA?")
+    assert not answer.declined and "Pallas" in answer.sentences[0].text, answer.answer
+
+
 def test_a_price_word_in_the_situation_does_not_make_the_ask_a_figure(qa):
     """The asking sentence types the ask, also when the question is read again as in scope (fq25)."""
     answer = qa.ask("I run procurement. Policy says we must stay on two clouds, AWS and GCP, so we can negotiate on "
