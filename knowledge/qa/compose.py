@@ -273,7 +273,7 @@ def _open_comparison(question: str, cands: list[Candidate]) -> bool:
 def compose(
     question: str, qvec: np.ndarray, hits: list[Hit], store: Store, params: AnswerParams, intent: Intent | None = None,
     *, ask: Ask | None = None, form_scores: dict[str, float] | None = None, can_lead: Callable[[str], bool] = lambda s: True,
-    used: frozenset[str] = frozenset(),
+    used: frozenset[str] = frozenset(), reserved: frozenset[str] = frozenset(),
 ) -> tuple[list[AnswerSentence], list[Citation]]:
     """Choose and order the answer sentences for ``ask`` and ``intent``; ([], []) when there is nothing to say.
 
@@ -282,7 +282,8 @@ def compose(
     ``used`` holds the sentences an earlier part of the same question already quoted: no
     sentence is said twice across parts, nor restated in other words ("Custom kernels are still
     possible on a TPU, but not in CUDA" after "Custom TPU kernels are possible, but not in CUDA:
-    ... Pallas" is no answer to "if not, what is the alternative?").
+    ... Pallas" is no answer to "if not, what is the alternative?"). ``reserved`` holds the
+    sentences later parts lead with: this part may lead with one, never quote one in support.
     """
     intent = intent or _DEFAULT_INTENT
     said = [frozenset(tokenize(text)) for text in used]
@@ -313,6 +314,9 @@ def compose(
         chosen = _plain(question, cands, intent, params, ask, lambda s: can_lead(s) and vocabulary().gpu.search(s) is not None)
     if not chosen:
         chosen = _plain(question, cands, intent, params, ask, can_lead)
+    # "what's going on and what should we change first?": the fixes are the second ask's answer; quoted
+    # as the first one's support, they left the second with "stay on GPUs" (fq65-26)
+    chosen = chosen[:1] + [(c, role) for c, role in chosen[1:] if c.text not in reserved]
 
     sentences = [AnswerSentence(text=c.text, chunk_id=c.chunk.chunk_id, role=role) for c, role in chosen]
     citations: list[Citation] = []

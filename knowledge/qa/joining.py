@@ -29,8 +29,8 @@ __all__ = ["join_sentences", "join_asks", "answer_asks", "ANSWER_ONE", "CONTEXT_
 #: Declines a later ask may owe to reading it without its context. Not a figure or code request,
 #: an instruction to the bot or an object the notes never name: context does not change those.
 CONTEXT_REASONS = frozenset({"out_of_scope", "no_evidence", "no_answer"})
-#: ``(text to search, the ask, sentences not to quote again) -> its answer``.
-ANSWER_ONE = Callable[[str, Ask, frozenset[str]], Answer]
+#: ``(text to search, the ask, sentences not to quote again, sentences later asks lead with) -> its answer``.
+ANSWER_ONE = Callable[[str, Ask, frozenset[str], frozenset[str]], Answer]
 
 
 def answer_asks(
@@ -48,8 +48,11 @@ def answer_asks(
     parts: list[Answer] = []
     used: set[str] = set()
     searched = ""  # what the ask before was answered with
+    # each later ask's lead, asked alone: an earlier ask may lead with it, but not quote it in support
+    leads = [""] + [_lead_of(answer_one(one.query, one, frozenset(), frozenset())) for one in asks[1:]]
     for i, one in enumerate(asks):
-        part = answer_one(one.query, one, frozenset(used))
+        reserved = frozenset(lead for lead in leads[i + 1:] if lead)
+        part = answer_one(one.query, one, frozenset(used), reserved)
         searched_now = one.query
         before = searched if i > 0 else context
         if part.declined and before and part.decline_reason in CONTEXT_REASONS and (i == 0 or may_carry(one, parts[-1])):
@@ -63,7 +66,7 @@ def answer_asks(
             if not leans_on_context(one.text):
                 tries = tries[::-1]
             for query, exclude in tries:
-                retry = answer_one(query, one, exclude)
+                retry = answer_one(query, one, exclude, reserved)
                 if not retry.declined:
                     part, searched_now = retry, query
                     break
@@ -71,6 +74,10 @@ def answer_asks(
         parts.append(part)
         searched = searched_now
     return parts
+
+
+def _lead_of(answer: Answer) -> str:
+    return "" if answer.declined or not answer.sentences else answer.sentences[0].text
 
 
 _HEADINGS = {"gpu": "For GPUs:", "tpu": "For TPUs:"}

@@ -234,9 +234,9 @@ class QAEngine:
         vectors = dict(zip([a.query for a in asks], np.asarray(self.embedder.encode([a.query for a in asks]), dtype=np.float32)))
         step("encode")
 
-        def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+        def answer_one(query: str, one: Ask, used: frozenset[str], reserved: frozenset[str] = frozenset()) -> Answer:
             qvec = vectors[query] if query in vectors else self.encode_query(query)  # a retry with context: encoded now
-            return self._answer_ask(query, qvec, one, mode, [], used=used, step=step)
+            return self._answer_ask(query, qvec, one, mode, [], used=used, step=step, reserved=reserved)
 
         def may_carry(one: Ask, before: Answer) -> bool:
             # it points back, or it asks what to watch out for about the thing an ask before it
@@ -282,10 +282,10 @@ class QAEngine:
 
     def _answer_ask(
         self, text: str, qvec: np.ndarray, one: Ask, mode: Mode, notices: list[str], used: frozenset[str] = frozenset(),
-        step: Callable[[str], object] = _no_step,
+        step: Callable[[str], object] = _no_step, reserved: frozenset[str] = frozenset(),
     ) -> Answer:
         """The answer to one ask: curated, composed from the notes, or declined (``used``: sentences
-        an earlier part already quoted, never quoted again). The steps are :func:`~knowledge.qa.observation.observe`'s, plus what
+        an earlier part already quoted, never quoted again; ``reserved``: later parts' leads). The steps are :func:`~knowledge.qa.observation.observe`'s, plus what
         only an ask knows: its answer type and the object it asks about."""
         intent = self.intents.classify(text, qvec)
         step("intent")
@@ -337,7 +337,7 @@ class QAEngine:
         sentences, citations = compose(
             text, qvec, hits, self.store, self.params.answer, intent,
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
-            can_lead=self.retriever.forms.can_lead, used=used,
+            can_lead=self.retriever.forms.can_lead, used=used, reserved=reserved,
         )
         step("compose")
         if not sentences:

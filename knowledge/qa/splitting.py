@@ -140,6 +140,9 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
         # two question sentences merged back into one ask ("Is that just me or is it a known
         # thing? Any tricks?"): a single ask keeps its situation, which its "that" points at
         kept, context = [f"{context} {kept[0]}"], ""
+    # "We moved to a TPU slice last week. ... What's going on and what should we change first?": the
+    # situation is told in the first ask's sentences, and a short ask joined to it is about it too
+    told = " ".join(question_sentences(kept[0])[:-1]) if len(kept) > 1 and not context else ""
     asks: list[Ask] = []
     for i, p in enumerate(kept):
         search = ""
@@ -148,9 +151,14 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
             # run on a TPU? if not, what is the alternative?"), its referent is there
             before = (asks[i - 1].search or kept[i - 1]) if i else context
             search = f"{before} {p}".strip() if before else ""
+        elif i and told and len(p.split()) <= _SHORT_ASK:
+            search = f"{told} {p}"
         asks.append(Ask(text=p, label=_label(p) if len(kept) > 1 else "", options=options_of(p), search=search))
     return asks, context, dropped
 
+
+#: At most this many words, an ask joined to a situation told before it names nothing of its own.
+_SHORT_ASK = 8
 
 #: Joining words at either end of an ask ("And what is Pallas for?", "what does XLA stand for, and").
 _LEADING = re.compile(r"^\s*(?:and|also|plus|so)\b,?\s*|,?\s*\b(?:and|also)\s*$", re.I)

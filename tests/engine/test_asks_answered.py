@@ -278,3 +278,17 @@ def test_a_fix_asked_for_an_error_is_the_action_beside_its_diagnosis(qa):
     answer = qa.ask("getting ConcretizationTypeError when i jit my train fn, runs fine without jit. what am i doing wrong?")
     assert not answer.declined, answer.answer
     assert "lax.cond" in answer.sentences[0].text, answer.answer
+
+
+def test_a_short_ask_joined_to_a_told_situation_is_answered_for_that_situation(qa):
+    # fq65-26 (written by an outside examiner, measured once, then studied): the second ask alone,
+    # "what should we change first", was answered with "Stay on GPUs while the project is still
+    # exploratory" for a team already on a TPU slice with an input-bound step
+    question = ("Last week we moved an image classifier onto a TPU slice. The profiler says the step is input-bound "
+                "and chip utilization sits around 30%. The JPEGs live in a bucket in a different region and we decode "
+                "them inside the training loop one file at a time. What's going on and what should we change first?")
+    answer = qa.ask(question)
+    assert [p.ask for p in answer.parts] == ["diagnose", "how_to_fix"], answer.answer
+    second = answer.answer.splitlines()[1]
+    assert second.startswith("what should we change first: ") and "Stay on GPUs" not in second, answer.answer
+    assert re.search(r"input pipeline|sharded files|prefetch", second), answer.answer

@@ -29,7 +29,7 @@ def _declined(query: str, reason: str) -> Answer:
 def test_a_later_ask_is_retried_with_its_context_then_may_quote_again() -> None:
     calls: list[tuple[str, frozenset[str]]] = []
 
-    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+    def answer_one(query: str, one: Ask, used: frozenset[str], reserved: frozenset[str] = frozenset()) -> Answer:
         calls.append((query, used))
         if query == "is an idle TPU billed?":
             return _said(query, "A provisioned TPU is billed.")
@@ -39,6 +39,7 @@ def test_a_later_ask_is_retried_with_its_context_then_may_quote_again() -> None:
 
     parts = answer_asks([_ask("is an idle TPU billed?"), _ask("what do we do instead?")], answer_one, lambda a, b: True)
     assert [p.declined for p in parts] == [False, False]
+    assert calls.pop(0) == ("what do we do instead?", frozenset())  # the later ask's lead, asked alone first
     assert [q for q, _ in calls] == [
         "is an idle TPU billed?", "what do we do instead?",
         "is an idle TPU billed? what do we do instead?", "is an idle TPU billed? what do we do instead?",
@@ -51,7 +52,7 @@ def test_a_later_ask_naming_its_own_thing_gets_its_best_sentence_even_if_quoted_
     # TPU VM stops the charge", was part of the billing part's answer, and excluding it gave a weaker one
     calls: list[tuple[str, frozenset[str]]] = []
 
-    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+    def answer_one(query: str, one: Ask, used: frozenset[str], reserved: frozenset[str] = frozenset()) -> Answer:
         calls.append((query, used))
         if query == "is an idle TPU billed?":
             return _said(query, "A provisioned TPU is billed.", "Deleting the TPU VM stops the charge.")
@@ -65,26 +66,26 @@ def test_a_later_ask_naming_its_own_thing_gets_its_best_sentence_even_if_quoted_
     assert not leans_on_context(ask.text)
     parts = answer_asks([_ask("is an idle TPU billed?"), ask], answer_one, lambda a, b: True)
     assert parts[1].sentences[0].text == "Deleting the TPU VM stops the charge."
-    assert calls[2][1] == frozenset()  # the retry without exclusions came first
+    assert calls[3][1] == frozenset()  # (after the lead asked alone) the retry without exclusions came first
 
 
 def test_no_retry_when_the_ask_may_not_lean_on_its_context_or_declined_for_another_reason() -> None:
     seen: list[str] = []
 
-    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+    def answer_one(query: str, one: Ask, used: frozenset[str], reserved: frozenset[str] = frozenset()) -> Answer:
         seen.append(query)
         return _said(query, "XLA compiles graphs.") if query.startswith("what is XLA") else _declined(query, "out_of_scope")
 
     parts = answer_asks([_ask("what is XLA?"), _ask("best pizza in NYC?")], answer_one, lambda a, b: False)
-    assert parts[1].declined and seen == ["what is XLA?", "best pizza in NYC?"]
+    assert parts[1].declined and seen == ["best pizza in NYC?", "what is XLA?", "best pizza in NYC?"]
 
-    def figure(query: str, one: Ask, used: frozenset[str]) -> Answer:
+    def figure(query: str, one: Ask, used: frozenset[str], reserved: frozenset[str] = frozenset()) -> Answer:
         seen.append(query)
         return _said(query, "XLA compiles graphs.") if query.startswith("what is XLA") else _declined(query, "no_figure")
 
     seen.clear()
     parts = answer_asks([_ask("what is XLA?"), _ask("how much does it cost per hour?")], figure, lambda a, b: True)
-    assert parts[1].decline_reason == "no_figure" and len(seen) == 2
+    assert parts[1].decline_reason == "no_figure" and len(seen) == 3
 
 
 def test_pronouns_and_ellipsis_lean_on_context_and_a_new_subject_does_not() -> None:
@@ -108,7 +109,7 @@ def test_the_first_ask_is_retried_with_the_statements_before_the_asks() -> None:
     actually answered the first (fq27)."""
     seen: list[str] = []
 
-    def answer_one(query: str, one: Ask, used: frozenset[str]) -> Answer:
+    def answer_one(query: str, one: Ask, used: frozenset[str], reserved: frozenset[str] = frozenset()) -> Answer:
         seen.append(query)
         if query == "Looking at spot TPUs. what's the catch?":
             return _said(query, "Spot TPUs can be interrupted.")
@@ -119,8 +120,23 @@ def test_the_first_ask_is_retried_with_the_statements_before_the_asks() -> None:
     asks = [_ask("what's the catch?"), _ask("what do we change?")]
     parts = answer_asks(asks, answer_one, lambda a, b: True, context="Looking at spot TPUs.")
     assert [p.declined for p in parts] == [False, False]
-    assert seen == ["what's the catch?", "Looking at spot TPUs. what's the catch?",
+    assert seen == ["what do we change?", "what's the catch?", "Looking at spot TPUs. what's the catch?",
                     "what do we change?", "Looking at spot TPUs. what's the catch? what do we change?"]
     # without context the first ask is not retried
     seen.clear()
     assert answer_asks(asks[:1], answer_one, lambda a, b: True)[0].declined and seen == ["what's the catch?"]
+
+
+def test_an_earlier_ask_leaves_a_later_asks_lead_to_it() -> None:
+    """"What's going on and what should we change first?": the fix is the second ask's answer. The
+    first may lead with it, but not quote it in support, which left the second ask "stay on GPUs"
+    (fq65-26)."""
+    fix = "Store the data in sharded files near the TPU."
+
+    def answer_one(query: str, one: Ask, used: frozenset[str], reserved: frozenset[str] = frozenset()) -> Answer:
+        if query == "what's going on?":
+            return _said(query, *[s for s in ("The chip waits for data.", fix) if s not in reserved])
+        return _said(query, *[s for s in (fix, "Stay on GPUs while exploring.") if s not in used])
+
+    parts = answer_asks([_ask("what's going on?"), _ask("what should we change first?")], answer_one, lambda a, b: True)
+    assert [[s.text for s in p.sentences] for p in parts] == [["The chip waits for data."], [fix, "Stay on GPUs while exploring."]]
