@@ -30,6 +30,8 @@ def test_a_pasted_form_is_read_line_by_line_as_intake_answers() -> None:
 def test_a_list_of_short_questions_each_answered_on_its_line_is_a_form_too() -> None:
     form = "- where do you run? only our own racks\n- kernels? two Triton kernels, optional\n- how often does the net change? rarely"
     assert answers(form) == {"cloud": "on_prem", "custom_kernels": "some", "architecture_changes": "rarely"}
+    assert answers("one fused attention kernel in CUDA; without it, training is roughly three times slower")["custom_kernels"] == "critical"
+    assert answers("Data comes from NFS and it is fast enough, the GPU is always busy.")["data_pipeline"] == "keeps_up"
     # a question in prose is not a label ("is it worth it? we think so" answers nothing)
     assert answers("is the TPU move worth it? we think so, GPUs cost a lot") == {}
 
@@ -46,6 +48,9 @@ def test_someone_elses_past_or_work_is_not_the_teams() -> None:
     assert answers("the platform folks use JAX, but our group trains in PyTorch") == {"framework": "pytorch", "workload": "training"}
     assert answers("Although our parent company pursues a multi-cloud strategy, we run only on AWS.") == {"cloud": "other_single_cloud"}
     assert "workload" not in answers("Inference is handled by a separate team.")
+    assert answers("the platform team upstairs runs everything on jax + tpus, we're pytorch on our own boxes")["framework"] == "pytorch"
+    assert answers("we only do training, inference is the product team's problem").get("workload") == "training"
+    assert answers("nothing's in production yet and won't be for a while").get("stage") != "production"
     # a plan is not the stage: "cleared to go to prod next month"
     assert answers("We're cleared to go to production next month.").get("stage") != "production"
 
