@@ -120,6 +120,9 @@ class ContextCues(BaseModel):
     #: right after a match, across its comma: the writer takes it back and says another
     #: ("on aws, er azure actually", "AWS, well, mostly GCP now"), so the match is dropped
     correction_after: str = r"(?!x)x"
+    #: right after a match, even across its sentence's end: a retraction strong enough to take
+    #: back the sentence before it ("tensorflow. no wait, we ported to jax last month")
+    retraction_after: str = r"(?!x)x"
     #: the loser of a preference ("rather keep options open than lock into something cheap",
     #: "instead of GCP"): a match right after it (its pattern says how many words) is dropped
     preferred_over: str = r"(?!x)x"
@@ -167,6 +170,7 @@ class CompiledContext:
     negative_subject: re.Pattern[str]
     negative_subject_fields: frozenset[str]
     correction_after: re.Pattern[str]
+    retraction_after: re.Pattern[str]
     preferred_over: re.Pattern[str]
     trial: re.Pattern[str]
     trial_exempt_fields: frozenset[str]
@@ -195,11 +199,16 @@ class CompiledContext:
             negative_subject=re.compile(cues.negative_subject, re.IGNORECASE),
             negative_subject_fields=frozenset(cues.negative_subject_fields),
             correction_after=re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cues.correction_after})\b", re.IGNORECASE),
+            retraction_after=re.compile(rf"^\s*[.!,;(\u2014-]?\s*(?:{cues.retraction_after})\b", re.IGNORECASE),
             preferred_over=re.compile(rf"(?:{cues.preferred_over})\s*$", re.IGNORECASE),
             trial=right_before(cues.trial),
             trial_exempt_fields=frozenset(cues.trial_exempt_fields),
             not_known=right_before(cues.not_known),
         )
+
+    def retracted(self, text: str, end: int) -> bool:
+        """Whether what ends at ``end`` is taken back right after it, even in the next sentence or line."""
+        return self.retraction_after.search(text[end:end + REACH]) is not None
 
     def judge(self, text: str, start: int, end: int, answer: bool, confirm: bool = False, others: bool = True,
               field: str | None = None) -> Verdict:
@@ -239,6 +248,8 @@ class CompiledContext:
         if self.negation_after.search(text[end:min(c_end, end + REACH)]):  # "cheapest isn't the point"
             return "drop"
         if self.correction_after.search(text[end:min(s_end, end + REACH)]):  # "aws, er azure actually": taken back
+            return "drop"
+        if self.retracted(text, end):  # "tensorflow. no wait, ...": taken back
             return "drop"
         if self.transition_after.search(text[end:min(c_end, end + REACH)]):  # "a Keras shop migrating to JAX": on the way out
             return "ask"

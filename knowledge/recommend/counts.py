@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -85,7 +86,9 @@ def count_hits(
         n *= multipliers.get((m.groupdict().get("times") or "").lower(), 1)
         if m.groupdict().get("pod"):  # pods are the big machines: any number of them is massive
             value = "massive"
-        elif m.groupdict().get("node"):  # a node holds several accelerators: one node is already multi-device
+        elif m.groupdict().get("node") or ("-" not in m.group(0) and _node_after(c.node_units).match(text, m.end())):
+            # a node holds several accelerators: one node is already multi-device ("one GPU server"
+            # counts servers: its "GPU" says what they hold; "a single-GPU box" counts GPUs)
             value = "massive" if n >= c.node_massive_min else "multi_device"
             nodes.append((n, m.start(), m.end()))
         else:
@@ -93,6 +96,11 @@ def count_hits(
             devices.append((n, m.start(), m.end()))
         hits.append(("scale", value, m.start(), m.end(), c.confidence))
     return _per_node(text, hits, nodes, devices, c)
+
+
+@lru_cache(maxsize=4)
+def _node_after(node_units: str) -> re.Pattern[str]:
+    return re.compile(rf"\s+(?:{node_units})\b", re.IGNORECASE)
 
 
 def _by_devices(n: int, c: Counts) -> str:
@@ -113,5 +121,9 @@ def _per_node(text: str, hits: list[Hit], nodes: list[tuple[int, int, int]], dev
                 hits = [h for h in hits if (h[2], h[3]) not in ((n_start, n_end), (d_start, d_end))]
                 hits.append(("scale", _by_devices(n_nodes * n_dev, c), n_start, d_end, c.confidence))
                 break
+    if devices:
+        # "1 box, 1 gpu": one node is multi-device only for want of a device count; with one, the
+        # devices say what it holds
+        hits = [h for h in hits if not any(n == 1 and (h[2], h[3]) == (s, e) for n, s, e in nodes)]
     return hits
 

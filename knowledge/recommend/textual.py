@@ -238,9 +238,12 @@ _PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
 def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:
     """Each labelled line's answer (or its question) for the label's field, its value's span and shadows."""
     out: list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]] = []
+    context = _compiled(vocab)[3]
     for m in (*_KEYED_LINE.finditer(text), *_ASKED_LINE.finditer(text)):
         label = m.group("key").lower()
         if _PROSE.search(label):  # "our perf people split: some ...": a sentence with a colon, not a form
+            continue
+        if context.retracted(text, m.end("value")):  # "cloud: aws\n(correction: we left aws in march ...)"
             continue
         key = next((k for k in vocab.key if re.search(k.names, label)), None)
         if key is None:

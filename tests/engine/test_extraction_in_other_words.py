@@ -32,6 +32,9 @@ def test_a_list_of_short_questions_each_answered_on_its_line_is_a_form_too() -> 
     assert answers(form) == {"cloud": "on_prem", "custom_kernels": "some", "architecture_changes": "rarely"}
     assert answers("one fused attention kernel in CUDA; without it, training is roughly three times slower")["custom_kernels"] == "critical"
     assert answers("Data comes from NFS and it is fast enough, the GPU is always busy.")["data_pipeline"] == "keeps_up"
+    # "one GPU server" counts servers; the cards in it say the scale ("1 box, 1 gpu" is one device)
+    assert answers("We have one GPU server in the lab with 2 cards inside.")["scale"] == "multi_device"
+    assert answers("hardware: 1 box, 1 gpu")["scale"] == "single_device"
     # a question in prose is not a label ("is it worth it? we think so" answers nothing)
     assert answers("is the TPU move worth it? we think so, GPUs cost a lot") == {}
 
@@ -51,6 +54,10 @@ def test_someone_elses_past_or_work_is_not_the_teams() -> None:
     assert answers("the platform team upstairs runs everything on jax + tpus, we're pytorch on our own boxes")["framework"] == "pytorch"
     assert answers("we only do training, inference is the product team's problem").get("workload") == "training"
     assert answers("nothing's in production yet and won't be for a while").get("stage") != "production"
+    assert answers("tensorflow. no wait, we ported to jax last month") == {"framework": "jax"}
+    assert answers("cloud: aws\n(correction: we left aws in march, everything is in our colo now)") == {"cloud": "on_prem"}
+    assert answers("Our email is on Google Workspace. All training runs on our on-premises GPU cluster.")["cloud"] == "on_prem"
+    assert answers("we only serve; the training was done by another team").get("workload") != "both"
     # a plan is not the stage: "cleared to go to prod next month"
     assert answers("We're cleared to go to production next month.").get("stage") != "production"
 
