@@ -139,9 +139,13 @@ def _phases(index_dir: str, question: str) -> dict[str, float]:
         out[name] = now - t
         t = now
 
-    import bot.cli  # noqa: F401  (click, common, settings: as `hwbot` starts)
+    import bot.cli  # noqa: F401  (click and the errors: as `hwbot` starts; the ONNX session's load starts here)
 
-    mark("import hwbot CLI (click, pydantic-settings)")
+    mark("import hwbot CLI (click)")
+    from common.settings import load_settings
+
+    load_settings()
+    mark("build the settings (pydantic-settings; overlapped with the session's load in hwbot)")
     from knowledge.qa.service import QAEngine
 
     mark("import knowledge + indexer (numpy, bm25s without scipy; FAISS only for an approximate index)")

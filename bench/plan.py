@@ -36,7 +36,8 @@ class Plan:
     latency_questions: int | None
     latency_rounds: int
     #: fresh processes of each kind, in rotation; the cold-start ratio's median moved by 0.3x between
-    #: runs of 5 on these machines (1.32x-1.63x within one hour), so the default runs 11
+    #: runs of 5 on these machines (1.32x-1.63x within one hour), and by 0.13x between runs of 11
+    #: (1.35x-1.48x within an hour, 2026-12-07), so the default runs 25
     coldstart_rounds: int
     coldstart_phases: bool
     slack_events: int
@@ -48,8 +49,8 @@ class Plan:
 
 PLANS = {
     "smoke": Plan((1_000,), (), 20, 1, 1, 4, 2, 1, False, 10, 40, 1, 6, 5),
-    "default": Plan((10_000, 30_000, 100_000), (), 300, 8, 3, None, 3, 11, True, 50, 500, 3, None, 100),
-    "full": Plan((10_000, 30_000, 100_000), (1_000_000,), 300, 8, 3, None, 3, 11, True, 50, 500, 3, None, 100),
+    "default": Plan((10_000, 30_000, 100_000), (), 300, 8, 3, None, 3, 25, True, 50, 500, 3, None, 100),
+    "full": Plan((10_000, 30_000, 100_000), (1_000_000,), 300, 8, 3, None, 3, 25, True, 50, 500, 3, None, 100),
 }
 
 
