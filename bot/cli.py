@@ -33,13 +33,6 @@ def cli(ctx: click.Context) -> None:
 
     Answers come from the knowledge notes, and every sentence cites its chunk.
     """
-    if ctx.invoked_subcommand == "ask":
-        # A cold ask is bound by loading the ONNX session (~0.2 s, GIL released): start it from
-        # where the settings will point before building them (pydantic-settings, ~0.1 s).
-        from common.locations import index_dir_hint
-        from knowledge.index import prefetch_encoder
-
-        prefetch_encoder(index_dir_hint())
     # The environment is read once, here; every command gets this object passed down.
     from common.settings import load_settings
 
@@ -266,6 +259,13 @@ def _prompt_exit(code: int) -> NoReturn:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run click, turn known errors into one line plus an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["ask"] and not {"-h", "--help"} & set(args):
+        # A cold ask is bound by loading the ONNX session (~0.2 s, GIL released): start it from
+        # where the settings will point before click builds them (pydantic-settings, ~0.1 s).
+        from common.locations import index_dir_hint
+        from knowledge.index import prefetch_encoder
+
+        prefetch_encoder(index_dir_hint())
     try:
         cli.main(args=args, prog_name="hwbot", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -275,3 +275,12 @@ def test_the_onnx_session_starts_loading_before_the_answerer_is_imported(tmp_pat
     assert proc.returncode == 0, proc.stderr[-500:]
     assert json.loads(proc.stdout)["citations"]
     assert loaded == ["onnxruntime"]
+
+
+def test_help_for_ask_starts_no_onnx_session(tmp_path: Path, built_index: Path) -> None:
+    """``hwbot ask`` starts loading its ONNX session before click parses the command; ``ask --help``
+    must not (it would wait ~0.2 s for a session nobody takes)."""
+    script = WRAPPER.replace(repr(HEAVY), repr((*HEAVY, "onnxruntime")))
+    proc, loaded = run_answering(["ask", "--help"], built_index, tmp_path, script=script)
+    assert proc.returncode == 0 and "QUESTION" in proc.stdout, proc.stderr[-500:]
+    assert loaded == []
