@@ -129,13 +129,9 @@ def part_leads(answer: str, question: str) -> list[str]:
     return leads
 
 
-def _first_sentence_answers(item: "FreshQuestion", text: str) -> bool:
-    """All key terms in the lead sentence; for a multi-part question answered in sections, each
-    part's terms in the lead sentence of some section (one sentence cannot answer three asks)."""
-    if not item.terms:
-        return False
-    if all(has_term(lead_sentence(text), t) for t in item.terms):
-        return True
+def _sections_answer(item: FreshQuestion, text: str) -> bool:
+    """A multi-part question answered in sections: each part's terms in the lead sentence of some
+    section (one sentence cannot answer three asks)."""
     leads = part_leads(text, item.question) if len(item.parts) > 1 else []
     return len(leads) > 1 and all(any(all(has_term(lead, t) for t in part) for lead in leads) for part in item.parts)
 
@@ -190,13 +186,14 @@ def score_questions(items: list[FreshQuestion], answers: Iterable[Mapping[str, A
         declined = bool(got.get("declined"))
         cited = bool(got.get("citations"))
         plain = _plain(text)
+        lead_ok = not declined and bool(item.terms) and all(has_term(lead_sentence(text), t) for t in item.terms)
         terms_ok = bool(item.terms) and all(has_term(plain, t) for t in item.terms)
         parts_ok = sum(1 for p in item.parts if all(has_term(plain, t) for t in p))
         results.append(QuestionResult(
             id=item.id, question=item.question, domain=item.domain, ask=item.ask, style=item.style,
             declined=declined,
-            first_sentence=not declined and _first_sentence_answers(item, text),
-            lead_has_all_terms=not declined and bool(item.terms) and all(has_term(lead_sentence(text), t) for t in item.terms),
+            first_sentence=lead_ok or (not declined and bool(item.terms) and _sections_answer(item, text)),
+            lead_has_all_terms=lead_ok,
             anywhere_cited=not declined and cited and terms_ok,
             parts_answered=0 if declined else parts_ok, parts=len(item.parts), answer=text,
         ))

@@ -45,10 +45,10 @@ DEFAULT_DIR = Path(__file__).with_name("data") / "ask_model"
 
 #: cue types the model is never trained on (the writers had no such label)
 UNTRAINED_CUES = frozenset({"compare", "realistic", "watch"})
-#: "what are the costs of ...": an ask for things, not for which accelerator to pick
-_WHAT_ARE = re.compile(r"\bwhat\s+(?:are|were)\b", re.IGNORECASE)
 #: the cues the model overrules (held out, they agreed with the writers less often than it)
 OVERRULED_CUES = frozenset({"yes_no", "what_is", "which_one"})
+#: "what are the costs of ...": an ask for things, not for which accelerator to pick
+_WHAT_ARE = re.compile(r"\bwhat\s+(?:are|were)\b", re.IGNORECASE)
 
 
 class AskModelManifest(BaseModel):

@@ -235,10 +235,9 @@ _ASKED_LINE = re.compile(r"^[ \t]*[-*\u2022>]\s*(?P<key>[A-Za-z][\w /&()-]{0,40}
 _PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
 
 
-def _keyed(text: str, vocab: Vocabulary) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:
+def _keyed(text: str, vocab: Vocabulary, context: CompiledContext) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:
     """Each labelled line's answer (or its question) for the label's field, its value's span and shadows."""
     out: list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]] = []
-    context = _compiled(vocab)[3]
     for m in (*_KEYED_LINE.finditer(text), *_ASKED_LINE.finditer(text)):
         label = m.group("key").lower()
         if _PROSE.search(label):  # "our perf people split: some ...": a sentence with a colon, not a form
@@ -291,7 +290,7 @@ def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
     terms, confirms, count, context, _ = _compiled(vocab)
     found: list[Hit] = [] if field not in (None, "scale") else count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
-    keyed = _keyed(text, vocab) if field is None else []
+    keyed = _keyed(text, vocab, context) if field is None else []
     shadowing.extend((s, e, shadows) for _, (s, e), shadows in keyed)
     for term, pattern in terms:
         if (field is not None and term.field != field) or (term.asked_only and term.field != field):
