@@ -75,13 +75,8 @@ class SqliteStateStore:
         #: Bumped by :meth:`reset`; a thread whose connection is older reopens it.
         self._generation = 0
         try:
-            # workers that start together all create the schema: the first open waits longer for
-            # a sibling's lock than a request does (a loaded machine held it past 2 s in CI)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(sqlite3.connect(self.path, timeout=STARTUP_BUSY_MS / 1000, isolation_level=None)) as first:
-                first.execute(f"PRAGMA busy_timeout={STARTUP_BUSY_MS}")
-                self._prepare(first)
-                first.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
+            self._first_open(time.monotonic() + STARTUP_BUSY_MS / 1000)
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(
                 f"cannot open the state database {self.path}: {exc}",
@@ -97,6 +92,27 @@ class SqliteStateStore:
     def reset(self) -> None:
         """Every thread reopens its connection on its next call (see the module docstring)."""
         self._generation += 1
+
+    def _first_open(self, deadline: float) -> None:
+        """Create the schema and sweep expired rows, waiting for sibling workers until ``deadline``.
+
+        Workers that start together all create the schema, so the first open waits longer for a
+        sibling's lock than a request does (a loaded machine held it past 2 s in CI). The busy
+        timeout alone does not cover it: switching a new file to WAL while a sibling does the same
+        can fail with "database is locked" at once, without waiting (SQLite's deadlock avoidance;
+        4 processes opening one new file together failed so in 10 rounds of 40), so that case is
+        tried again until the deadline."""
+        while True:
+            try:
+                with closing(sqlite3.connect(self.path, timeout=STARTUP_BUSY_MS / 1000, isolation_level=None)) as first:
+                    first.execute(f"PRAGMA busy_timeout={STARTUP_BUSY_MS}")
+                    self._prepare(first)
+                    first.execute("DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?", (time.time(),))
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
 
     @staticmethod
     def _prepare(conn: sqlite3.Connection) -> None:
