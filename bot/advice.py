@@ -85,11 +85,13 @@ MIN_FIELDS_FOR_A_CHOICE = 2
 MIN_FIELDS_FOR_A_VERDICT_LINE = 3
 #: Asks the engine answers (knowledge.qa.asks answer types); "" is an answer without an ask type.
 _CHOICE_ASKS = frozenset({"choice", ""})
-#: Asks that weigh the choice itself ("does that matter for us?", "is that realistic?", "what
-#: should we watch for?"), where the engine's verdict is worth a closing line. A how-to, a fix, a
-#: diagnosis or an explanation is asked about what the team already runs: a verdict there is noise
-#: ("our TPU pod recompiles every batch, how do we fix it?" is not asking whether to use TPUs).
-_VERDICT_LINE_ASKS = frozenset({"does_matter", "realistic", "watch", "yes_no", "which_one"})
+#: Asks that weigh the choice itself ("does that matter for us?", "is that realistic?"), where the
+#: engine's verdict is worth a closing line. A how-to, a fix, a diagnosis or an explanation is asked
+#: about what the team already runs: a verdict there is noise ("our TPU pod recompiles every batch,
+#: how do we fix it?" is not asking whether to use TPUs). So is "what should we watch for?": the
+#: team has made its move and asks for the risks; a closing GPU verdict second-guessed the move
+#: (an engineer judged fq62-28, fq63-27, fq66-28 and fq67-28 wrong with it).
+_VERDICT_LINE_ASKS = frozenset({"does_matter", "realistic", "yes_no", "which_one"})
 
 
 def _reading_can_matter(answer: Answer, question: str) -> bool:
@@ -146,7 +148,10 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
 
     A verdict that rests on answers the question left open says how firm it is and which answers
     would settle it: under a notes' sentence calling the case a TPU's strongest, a bare "GPU now,
-    TPU later" reads as a contradiction when it only reflects what was not said."""
+    TPU later" reads as a contradiction when it only reflects what was not said. Too close to call,
+    the line names the answers that would settle it and no split: the shares of the ways the open
+    answers could go are the priors over what was not said, and "GPU 56%, TPU 11%" under "the
+    strongest case for a TPU" read as a GPU lean (judged misleading on fq58-27 and fq65-27)."""
     from knowledge.recommend.recommendation import VERDICT_LABELS
 
     line = f"The recommendation engine's verdict for the situation you describe: {VERDICT_LABELS[rec.recommendation]}"
@@ -157,10 +162,9 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     tail = ". Run /recommend for the reasons and what could change it."
     if settle and rec.confidence < CALLS_IT:
         # a verdict most open answers do not keep would contradict the notes it closes ("the
-        # strongest case for a TPU ... GPU"): say how the open answers split instead
-        shares = [f"{VERDICT_LABELS[v]} {p:.0%}" for v, p in sorted(rec.scores.items(), key=lambda kv: -kv[1]) if p >= 0.005]
-        line = ("The recommendation engine cannot call it from what you describe (over the ways the open answers "
-                f"could go: {', '.join(shares)}); {settle} would settle it. Run /recommend to answer them.")
+        # strongest case for a TPU ... GPU"): say what would settle it instead
+        line = (f"The recommendation engine cannot call it from what you describe: {settle} would settle it. "
+                "Run /recommend to answer them.")
     elif settle and rec.confidence < 1.0:
         line += f", though only {rec.confidence:.0%} of the ways the open answers could go keep it; {settle} would settle it{tail}"
     else:

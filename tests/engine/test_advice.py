@@ -255,6 +255,15 @@ def test_a_how_to_from_a_team_already_on_tpus_gets_no_verdict_line(qa) -> None: 
     assert "recommendation engine" not in advice.answer.answer
 
 
+def test_a_team_asking_what_to_watch_for_in_its_move_gets_the_risks_and_no_verdict(qa) -> None:  # type: ignore[no-untyped-def]
+    # fq66-28, fq67-28: a closing "verdict ...: GPU" second-guessed a move the team had decided
+    question = ("We are a PyTorch team on AWS with a couple of custom CUDA ops, and the architecture has been stable "
+                "for a year. Leadership approved moving our training to Cloud TPUs next quarter. What should we watch out for?")
+    advice = advise(qa, question)
+    assert advice.answer.ask == "watch" and advice.recommendation is None, advice.answer.answer
+    assert "recommendation engine" not in advice.answer.answer and not advice.answer.declined
+
+
 def test_an_ask_that_weighs_the_choice_may_close_with_the_verdict(qa) -> None:  # type: ignore[no-untyped-def]
     question = ("We are a PyTorch team on AWS training on 8 GPUs and the architecture changes every week. "
                 "Is moving to TPUs next month realistic?")
@@ -288,8 +297,8 @@ def test_a_verdict_most_open_answers_would_not_keep_is_not_called(qa) -> None:  
     assert rec.confidence < CALLS_IT
     assert closing[0].startswith("The recommendation engine cannot call it"), closing[0]
     assert "verdict for the situation" not in closing[0]
-    shares = re.findall(r"(GPU now, TPU later|GPU|TPU) (\d+)%", closing[0])
-    assert len(shares) >= 2 and abs(sum(int(p) for _, p in shares) - 100) <= 2, closing[0]
+    # no split of the open answers: it is the priors over what was not said, and read as a GPU lean
+    assert not re.search(r"\d+%", closing[0]), closing[0]
     assert "would settle it" in closing[0] and "/recommend" in closing[0]
     assert not any(f in closing[0] for f in ("framework", "cloud", "scale", "workload")), closing[0]  # stated ones
 

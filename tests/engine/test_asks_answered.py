@@ -292,3 +292,29 @@ def test_a_short_ask_joined_to_a_told_situation_is_answered_for_that_situation(q
     second = answer.answer.splitlines()[1]
     assert second.startswith("what should we change first: ") and "Stay on GPUs" not in second, answer.answer
     assert re.search(r"input pipeline|sharded files|prefetch", second), answer.answer
+
+
+def test_a_watch_ask_told_at_length_answers_each_risk_the_team_raised(qa):
+    # fq62-28, fq63-27, fq66-28, fq67-28: the whole question's best sentence answered one risk and
+    # left the others the team named; each part of the situation now brings its own risk
+    question = ("We're moving our speech model's training from our GPU cluster to Cloud TPUs next month. "
+                "The utterances vary a lot in length, so almost every batch arrives with a different shape. "
+                "We also depend on two fused CUDA kernels we wrote for the attention. What should we watch out for?")
+    answer = qa.ask(question)
+    assert answer.ask == "watch" and not answer.declined, answer.answer
+    texts = [s.text for s in answer.sentences]
+    assert 2 <= len(texts) <= 4, answer.answer
+    assert any(re.search(r"padd|bucket", t) for t in texts), answer.answer  # the shapes that vary
+    assert any(re.search(r"Pallas|custom kernels|CUDA kernels", t) for t in texts), answer.answer  # the kernels
+    assert len(set(texts)) == len(texts)
+    assert not any(re.search(r"better served by GPUs|^Pick a GPU|strongest case", t) for t in texts), answer.answer
+    cited = {c.chunk_id for c in answer.citations}
+    assert {s.chunk_id for s in answer.sentences} <= cited, answer.answer
+    assert [c.chunk_id for c in answer.citations] == list(dict.fromkeys(s.chunk_id for s in answer.sentences))
+    assert lint_answer(answer, qa.embedder, budget=6) == []
+
+
+def test_a_watch_ask_told_in_one_sentence_is_answered_as_before(qa):
+    # nothing told before the asking sentence: no part of a situation to search on its own
+    answer = qa.ask("what should we watch out for when moving our training to TPUs?")
+    assert answer.ask == "watch" and not answer.declined and len(answer.sentences) <= 3, answer.answer
