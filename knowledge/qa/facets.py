@@ -11,6 +11,11 @@ So each sentence of the situation is searched together with the asking sentence,
 risk (chosen as any watch ask's lead is: no verdict, no hedge, nothing an earlier sentence
 already said or restated) follows the answer's lead, in the order the team told them. A part of
 the situation whose best risk shares none of its words adds nothing.
+
+"Is that realistic for us?" told at length is answered the same way (fq68-27: customers on Azure
+and on their own hardware, inputs from a few tokens to thousands; the answer spoke only of TPU
+inference at high volume), except that a verdict may answer a part there ("a multi-cloud or
+on-prem requirement rules TPUs out" is what makes a plan unrealistic).
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ from knowledge.qa.sides import is_verdict, vocabulary
 if TYPE_CHECKING:  # pragma: no cover
     from knowledge.qa.service import QAEngine
 
-__all__ = ["MAX_FACETS", "MAX_WITH_FACETS", "FacetAnswer", "facet_answerer", "situation_facets", "with_facets"]
+__all__ = ["FACETED_ASKS", "MAX_FACETS", "MAX_WITH_FACETS", "FacetAnswer", "facet_answerer", "situation_facets", "with_facets"]
 
+#: The asks answered part by part when told at length.
+FACETED_ASKS = frozenset({"watch", "realistic"})
 #: At most this many parts of a situation are searched on their own (a long situation tells 3-5).
 MAX_FACETS = 3
 #: An answer with its situation's risks has at most this many sentences: the lead and a risk for
@@ -56,6 +63,7 @@ def situation_facets(question: str, focus: str) -> list[str]:
 
 def with_facets(
     sentences: list[AnswerSentence], citations: list[Citation], facets: list[str], answer: FacetAnswer,
+    *, verdicts: bool = False,
 ) -> tuple[list[AnswerSentence], list[Citation]]:
     """The lead, then one risk per part of the situation, then the lead's support while there is room."""
     if not sentences or not facets:
@@ -71,7 +79,7 @@ def with_facets(
         # sentence and leniently, a part that names no risk still finds a sentence: the move's
         # general checklist joined "the VM sits idle overnight" and "policy says two clouds")
         own = set(tokenize(facet)) - vocabulary().generic
-        risk = next((s for s in found if s.text not in said and not is_verdict(s.text) and own & set(tokenize(s.text))), None)
+        risk = next((s for s in found if s.text not in said and (verdicts or not is_verdict(s.text)) and own & set(tokenize(s.text))), None)
         if risk is None:
             continue
         chosen.append(AnswerSentence(text=risk.text, chunk_id=risk.chunk_id, role="answer"))

@@ -38,7 +38,7 @@ from knowledge.qa.asks import Ask, ask_data, asks_for_method, focus_of, without_
 from knowledge.qa.compose import compose
 from knowledge.qa.curated import CuratedMatch, CuratedMatcher
 from knowledge.qa.domain_gate import out_probability
-from knowledge.qa.facets import facet_answerer, situation_facets, with_facets
+from knowledge.qa.facets import FACETED_ASKS, facet_answerer, situation_facets, with_facets
 from knowledge.qa.fixed_texts import query_side_texts
 from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, form_free, intent_data
@@ -340,9 +340,9 @@ class QAEngine:
             ask=ask if mode == "hybrid" else None, form_scores=evidence.form_scores if mode == "hybrid" else None,
             can_lead=self.retriever.forms.can_lead, used=used, reserved=reserved,
         )
-        if kind == "watch" and mode == "hybrid" and sentences:
+        if kind in FACETED_ASKS and mode == "hybrid" and sentences:
             sentences, citations = with_facets(sentences, citations, situation_facets(text, focus),
-                                               facet_answerer(self, focus, ask, intent, mode, used))
+                                               facet_answerer(self, focus, ask, intent, mode, used), verdicts=kind != "watch")
         step("compose")
         if not sentences:
             return declined_answer(text, notices, reason="no_answer", intent=intent.name, nearest=nearest)

@@ -318,3 +318,16 @@ def test_a_watch_ask_told_in_one_sentence_is_answered_as_before(qa):
     # nothing told before the asking sentence: no part of a situation to search on its own
     answer = qa.ask("what should we watch out for when moving our training to TPUs?")
     assert answer.ask == "watch" and not answer.declined and len(answer.sentences) <= 3, answer.answer
+
+
+def test_is_it_realistic_told_at_length_weighs_each_part_of_the_situation(qa):
+    # fq68-27: serving to customers off Google Cloud with inputs of wildly varying length; the answer
+    # spoke only of TPU inference at high volume and left out why varying shapes make a TPU a poor fit
+    question = ("We host a text classifier for a few enterprise customers and traffic is modest. Inputs vary wildly "
+                "in length, from a few tokens to several thousand. Our CTO heard TPUs are great for inference and "
+                "wants to try them. Is serving on TPUs realistic for us?")
+    answer = qa.ask(question)
+    assert answer.ask == "realistic" and not answer.declined, answer.answer
+    texts = [s.text for s in answer.sentences]
+    assert 2 <= len(texts) <= 4 and len(set(texts)) == len(texts), answer.answer
+    assert any(re.search(r"varying (input )?(length|shape)|recompil", t) for t in texts), answer.answer

@@ -56,3 +56,17 @@ def test_without_a_risk_from_any_part_the_answer_is_unchanged():
     sentences, citations = with_facets([lead], [_citation("a:c0001")], ["Our bill is large."],
                                        lambda part, said: ([], []))
     assert sentences == [lead] and [c.chunk_id for c in citations] == ["a:c0001"]
+
+
+def test_a_realistic_ask_may_take_a_verdict_for_a_part():
+    # "a multi-cloud or on-prem requirement rules TPUs out" is what makes a plan unrealistic
+    lead = _sentence("TPU inference works well at high volume.", "a:c0001")
+    verdict = _sentence("Pick a GPU when the work must run on-prem.", "b:c0001")
+    part = "Some customers run on-prem."
+
+    def answer(words: str, said: frozenset[str]) -> tuple[list[AnswerSentence], list[Citation]]:
+        return [verdict], [_citation("b:c0001")]
+
+    kept, _ = with_facets([lead], [_citation("a:c0001")], [part], answer, verdicts=True)
+    dropped, _ = with_facets([lead], [_citation("a:c0001")], [part], answer)
+    assert [s.text for s in kept] == [lead.text, verdict.text] and [s.text for s in dropped] == [lead.text]
