@@ -14,8 +14,11 @@ the situation whose best risk shares none of its words adds nothing.
 
 "Is that realistic for us?" told at length is answered the same way (fq68-27: customers on Azure
 and on their own hardware, inputs from a few tokens to thousands; the answer spoke only of TPU
-inference at high volume), except that a verdict may answer a part there ("a multi-cloud or
-on-prem requirement rules TPUs out" is what makes a plan unrealistic).
+inference at high volume). There a verdict may answer a part ("A TPU is a weaker choice for
+serving inputs of widely varying length"), but only one that shares two words of the part's own:
+with one, the verdict found was the advice for another team ("a small team that fine-tunes models
+now and then in PyTorch is usually better served by GPUs" under a two-week port of a PyTorch
+vision model, fq69-27; judged misapplied on fq65-28, fq66-28 and fq67-27 before).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ MAX_FACETS = 3
 #: An answer with its situation's risks has at most this many sentences: the lead and a risk for
 #: each part told, then the lead's own support while there is room.
 MAX_WITH_FACETS = 4
+#: Words of its own a part must share with a verdict that answers it (``verdicts``).
+VERDICT_SHARED_WORDS = 2
 #: A part of the situation with fewer words of its own than this ("Budget is approved.") names no risk.
 MIN_FACET_WORDS = 3
 
@@ -59,6 +64,14 @@ def situation_facets(question: str, focus: str) -> list[str]:
     generic = vocabulary().generic
     told = question_sentences(question[:at])
     return [s for s in told if len(set(tokenize(s)) - generic) >= MIN_FACET_WORDS][:MAX_FACETS]
+
+
+def _shared_needed(sentence: str, verdicts: bool) -> int:
+    """Words of its own a part must share with a sentence that answers it: one, and two for a verdict
+    (a verdict takes a side, so it must be about this part: never, for a watch ask)."""
+    if not is_verdict(sentence):
+        return 1
+    return VERDICT_SHARED_WORDS if verdicts else 10**6
 
 
 def with_facets(
@@ -79,7 +92,7 @@ def with_facets(
         # sentence and leniently, a part that names no risk still finds a sentence: the move's
         # general checklist joined "the VM sits idle overnight" and "policy says two clouds")
         own = set(tokenize(facet)) - vocabulary().generic
-        risk = next((s for s in found if s.text not in said and (verdicts or not is_verdict(s.text)) and own & set(tokenize(s.text))), None)
+        risk = next((s for s in found if s.text not in said and len(own & set(tokenize(s.text))) >= _shared_needed(s.text, verdicts)), None)
         if risk is None:
             continue
         chosen.append(AnswerSentence(text=risk.text, chunk_id=risk.chunk_id, role="answer"))

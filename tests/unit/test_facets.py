@@ -58,15 +58,20 @@ def test_without_a_risk_from_any_part_the_answer_is_unchanged():
     assert sentences == [lead] and [c.chunk_id for c in citations] == ["a:c0001"]
 
 
-def test_a_realistic_ask_may_take_a_verdict_for_a_part():
-    # "a multi-cloud or on-prem requirement rules TPUs out" is what makes a plan unrealistic
+
+def test_a_realistic_ask_takes_a_verdict_only_when_it_is_about_the_part():
+    # "A TPU is a weaker choice for serving inputs of widely varying length" answers "inputs vary wildly in
+    # length"; "a small team that fine-tunes ... in PyTorch is better served by GPUs" shares only "PyTorch"
+    # with "our team trains a vision model in PyTorch" and is another team's advice
     lead = _sentence("TPU inference works well at high volume.", "a:c0001")
-    verdict = _sentence("Pick a GPU when the work must run on-prem.", "b:c0001")
-    part = "Some customers run on-prem."
+    about = _sentence("Pick a GPU for serving inputs of widely varying length.", "b:c0001")
+    other = _sentence("Pick a GPU when a small team fine-tunes now and then in PyTorch.", "c:c0001")
+    found = {"Inputs vary wildly in length.": ([about], [_citation("b:c0001")]),
+             "We train a vision model in PyTorch.": ([other], [_citation("c:c0001")])}
 
     def answer(words: str, said: frozenset[str]) -> tuple[list[AnswerSentence], list[Citation]]:
-        return [verdict], [_citation("b:c0001")]
+        return found[words]
 
-    kept, _ = with_facets([lead], [_citation("a:c0001")], [part], answer, verdicts=True)
-    dropped, _ = with_facets([lead], [_citation("a:c0001")], [part], answer)
-    assert [s.text for s in kept] == [lead.text, verdict.text] and [s.text for s in dropped] == [lead.text]
+    kept, _ = with_facets([lead], [_citation("a:c0001")], list(found), answer, verdicts=True)
+    dropped, _ = with_facets([lead], [_citation("a:c0001")], list(found), answer)
+    assert [s.text for s in kept] == [lead.text, about.text] and [s.text for s in dropped] == [lead.text]
