@@ -66,12 +66,13 @@ def situation_facets(question: str, focus: str) -> list[str]:
     return [s for s in told if len(set(tokenize(s)) - generic) >= MIN_FACET_WORDS][:MAX_FACETS]
 
 
-def _shared_needed(sentence: str, verdicts: bool) -> int:
-    """Words of its own a part must share with a sentence that answers it: one, and two for a verdict
-    (a verdict takes a side, so it must be about this part: never, for a watch ask)."""
-    if not is_verdict(sentence):
-        return 1
-    return VERDICT_SHARED_WORDS if verdicts else 10**6
+def _answers_part(sentence: str, own: set[str], verdicts: bool) -> bool:
+    """Whether a sentence found for a part answers it: it shares a word of the part's own, and a
+    verdict (only where ``verdicts`` allows one) two, since it takes a side and must be about this part."""
+    shared = len(own & set(tokenize(sentence)))
+    if is_verdict(sentence):
+        return verdicts and shared >= VERDICT_SHARED_WORDS
+    return shared >= 1
 
 
 def with_facets(
@@ -92,7 +93,7 @@ def with_facets(
         # sentence and leniently, a part that names no risk still finds a sentence: the move's
         # general checklist joined "the VM sits idle overnight" and "policy says two clouds")
         own = set(tokenize(facet)) - vocabulary().generic
-        risk = next((s for s in found if s.text not in said and len(own & set(tokenize(s.text))) >= _shared_needed(s.text, verdicts)), None)
+        risk = next((s for s in found if s.text not in said and _answers_part(s.text, own, verdicts)), None)
         if risk is None:
             continue
         chosen.append(AnswerSentence(text=risk.text, chunk_id=risk.chunk_id, role="answer"))

@@ -294,24 +294,28 @@ def test_a_short_ask_joined_to_a_told_situation_is_answered_for_that_situation(q
     assert re.search(r"input pipeline|sharded files|prefetch", second), answer.answer
 
 
+def _told_at_length(qa, question: str, kind: str) -> list[str]:
+    """The sentences of an answer to an ask told at length: typed ``kind``, 2-4 distinct sentences,
+    each cited, the citations in reading order, and a clean answer by the lint."""
+    answer = qa.ask(question)
+    assert answer.ask == kind and not answer.declined, answer.answer
+    texts = [s.text for s in answer.sentences]
+    assert 2 <= len(texts) <= 4 and len(set(texts)) == len(texts), answer.answer
+    assert [c.chunk_id for c in answer.citations] == list(dict.fromkeys(s.chunk_id for s in answer.sentences))
+    assert lint_answer(answer, qa.embedder, budget=6) == []
+    return texts
+
+
 def test_a_watch_ask_told_at_length_answers_each_risk_the_team_raised(qa):
     # fq62-28, fq63-27, fq66-28, fq67-28: the whole question's best sentence answered one risk and
     # left the others the team named; each part of the situation now brings its own risk
     question = ("We're moving our speech model's training from our GPU cluster to Cloud TPUs next month. "
                 "The utterances vary a lot in length, so almost every batch arrives with a different shape. "
                 "We also depend on two fused CUDA kernels we wrote for the attention. What should we watch out for?")
-    answer = qa.ask(question)
-    assert answer.ask == "watch" and not answer.declined, answer.answer
-    texts = [s.text for s in answer.sentences]
-    assert 2 <= len(texts) <= 4, answer.answer
-    assert any(re.search(r"padd|bucket", t) for t in texts), answer.answer  # the shapes that vary
-    assert any(re.search(r"Pallas|custom kernels|CUDA kernels", t) for t in texts), answer.answer  # the kernels
-    assert len(set(texts)) == len(texts)
-    assert not any(re.search(r"better served by GPUs|^Pick a GPU|strongest case", t) for t in texts), answer.answer
-    cited = {c.chunk_id for c in answer.citations}
-    assert {s.chunk_id for s in answer.sentences} <= cited, answer.answer
-    assert [c.chunk_id for c in answer.citations] == list(dict.fromkeys(s.chunk_id for s in answer.sentences))
-    assert lint_answer(answer, qa.embedder, budget=6) == []
+    texts = _told_at_length(qa, question, "watch")
+    assert any(re.search(r"padd|bucket", t) for t in texts), texts  # the shapes that vary
+    assert any(re.search(r"Pallas|custom kernels|CUDA kernels", t) for t in texts), texts  # the kernels
+    assert not any(re.search(r"better served by GPUs|^Pick a GPU|strongest case", t) for t in texts), texts
 
 
 def test_a_watch_ask_told_in_one_sentence_is_answered_as_before(qa):
@@ -326,8 +330,5 @@ def test_is_it_realistic_told_at_length_weighs_each_part_of_the_situation(qa):
     question = ("We host a text classifier for a few enterprise customers and traffic is modest. Inputs vary wildly "
                 "in length, from a few tokens to several thousand. Our CTO heard TPUs are great for inference and "
                 "wants to try them. Is serving on TPUs realistic for us?")
-    answer = qa.ask(question)
-    assert answer.ask == "realistic" and not answer.declined, answer.answer
-    texts = [s.text for s in answer.sentences]
-    assert 2 <= len(texts) <= 4 and len(set(texts)) == len(texts), answer.answer
-    assert any(re.search(r"varying (input )?(length|shape)|recompil", t) for t in texts), answer.answer
+    texts = _told_at_length(qa, question, "realistic")
+    assert any(re.search(r"varying (input )?(length|shape)|recompil", t) for t in texts), texts
