@@ -192,10 +192,3 @@ def test_a_count_of_people_is_the_teams_size_never_its_devices() -> None:
 ])
 def test_what_another_team_owns_is_not_the_teams_workload(text: str) -> None:
     assert profile_from_text(text).answers().get("workload") == "training"
-
-
-def test_a_model_described_as_stable_rarely_changes() -> None:
-    # fq70-27: "one big, fairly stable transformer in JAX" left the architecture's cadence unsaid
-    read = profile_from_text("Our group trains one big, fairly stable transformer in JAX.")
-    assert read.fields["architecture_changes"].value == "rarely"
-    assert "architecture_changes" not in profile_from_text("our model is not stable yet").fields
