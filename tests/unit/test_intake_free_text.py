@@ -192,3 +192,11 @@ def test_a_count_of_people_is_the_teams_size_never_its_devices() -> None:
 ])
 def test_what_another_team_owns_is_not_the_teams_workload(text: str) -> None:
     assert profile_from_text(text).answers().get("workload") == "training"
+
+
+def test_a_sister_teams_setup_disowned_with_not_us_is_not_the_teams() -> None:
+    # fm63-40: "A sister team at the bank is experimenting with JAX on TPUs, but that's not us."
+    read = profile_from_text("A sister team at the bank is experimenting with JAX on TPUs, but that's not us. "
+                             "We serve one model on a single GPU.")
+    assert "framework" not in read.fields and "stage" not in read.fields
+    assert read.fields["scale"].value == "single_device"
