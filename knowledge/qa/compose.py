@@ -218,8 +218,11 @@ def _plain(
     # situation (fq65-28, fq66-28, judged so by an engineer). (A diagnosis keeps its support: the
     # sentence that says how a traced if is written in JAX reads as a verdict and is its fix.)
     no_verdict = ask is not None and ask.type == "watch"
-    pool = [c for c in cands if c is not lead and not is_hedge(c.text) and on_topic(c, adds, lead, params)
-            and not (no_verdict and is_verdict(c.text))]
+
+    def may_support(c: Candidate) -> bool:
+        return not is_hedge(c.text) and not (no_verdict and is_verdict(c.text))
+
+    pool = [c for c in cands if c is not lead and may_support(c) and on_topic(c, adds, lead, params)]
     if any(c.lead for c in cands):
         # the lead model reads whether a sentence answers the question (not only its topic): a
         # supporting sentence it scores far below the lead is on the subject, not on the ask ("the
@@ -235,8 +238,8 @@ def _plain(
     # account, however little it shares with the question's words or relevance
     endorsed = [] if listed or intent.max_sentences < 2 else [
         c for c in sorted(cands, key=_lead_key, reverse=True)
-        if c is not lead and c.lead and c.lead > lead.lead and not is_hedge(c.text)
-        and dangling_opener(c.text) is None and not redundant(c, [lead], params) and not (no_verdict and is_verdict(c.text))
+        if c is not lead and c.lead and c.lead > lead.lead and may_support(c)
+        and dangling_opener(c.text) is None and not redundant(c, [lead], params)
     ][:1]
     listed = listed + endorsed
     others = listed + mmr([c for c in pool if c not in listed], intent.max_sentences - 1 - len(listed), params,
