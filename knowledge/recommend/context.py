@@ -102,6 +102,8 @@ class ContextCues(BaseModel):
     hedge: str
     filler: str
     self_words: str
+    self_pronouns: str
+    others_subject: str
     generic_opening: str
     elsewhere: str
     negation_after: str
@@ -162,6 +164,8 @@ class CompiledContext:
     hypothetical: re.Pattern[str]
     hedge: re.Pattern[str]
     self_words: re.Pattern[str]
+    self_pronouns: re.Pattern[str]
+    others_subject: re.Pattern[str]
     generic_opening: re.Pattern[str]
     elsewhere: re.Pattern[str]
     negation_after: re.Pattern[str]
@@ -191,11 +195,13 @@ class CompiledContext:
             hypothetical=right_before(cues.hypothetical),
             hedge=right_before(cues.hedge),
             self_words=re.compile(cues.self_words, re.IGNORECASE),
+            self_pronouns=re.compile(cues.self_pronouns, re.IGNORECASE),
+            others_subject=re.compile(rf"\b(?:{cues.others_subject})\b", re.IGNORECASE),
             generic_opening=re.compile(cues.generic_opening, re.IGNORECASE),
             elsewhere=re.compile(cues.elsewhere, re.IGNORECASE),
             negation_after=re.compile(rf"^{fill}\s+(?:{cues.negation_after})\b", re.IGNORECASE),
             transition_after=re.compile(rf"^{fill}\s+(?:{cues.transition_after})\b", re.IGNORECASE),
-            others=re.compile(cues.others, re.IGNORECASE),
+            others=re.compile(rf"\b(?:{cues.others_subject})\b|{cues.others}", re.IGNORECASE),
             negative_subject=re.compile(cues.negative_subject, re.IGNORECASE),
             negative_subject_fields=frozenset(cues.negative_subject_fields),
             correction_after=re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cues.correction_after})\b", re.IGNORECASE),
@@ -229,6 +235,12 @@ class CompiledContext:
             question = False  # said before the asking tail: "training on gke with 8 gpus, is tpu worth it?"
         about_hardware = question or self.generic_opening.match(sentence) is not None
         if not answer and about_hardware and not self.self_words.search(sentence):
+            return "drop"
+        clause = text[c_start:c_end]
+        if (not answer and self.others_subject.search(text, c_start, start)
+                and not self.self_pronouns.search(self.others.sub(" ", clause))):
+            # the clause's subject is someone else, whoever the rest of the sentence is about ("my
+            # buddy's startup is all-in on GCP, but we're a pytorch shop"): not a doubt, a drop
             return "drop"
         if not answer and others and self._about_others(sentence):
             return "drop"

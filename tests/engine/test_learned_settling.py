@@ -33,7 +33,7 @@ def test_a_question_the_rules_ask_is_settled_when_one_value_alone_is_said_plainl
     # modifier head reads each mention's clause, and the one plain statement answers
     for text, name, value in [
         ("we were on-prem till last year but now it's all GKE, thank god", "cloud", "google_cloud"),
-        ("quick q - we r on jax rn but our sister team uses pytorch on AWS, does that matter for us? we're all GCP",
+        ("quick q - we r on jax rn but the folks downstairs use pytorch on AWS, does that matter for us? we're all GCP",
          "framework", "jax"),
     ]:
         assert name not in extract_message(text, reader, "rules").fields, text
@@ -42,6 +42,10 @@ def test_a_question_the_rules_ask_is_settled_when_one_value_alone_is_said_plainl
         assert got.fields[name].value == value, text
         assert got.fields[name].evidence.lower() in text.lower() and 0.0 < got.fields[name].confidence <= 1.0
         assert not any(c.field == name for c in got.confirmations)
+    # a clause whose subject the rules know is someone else's ("our sister team uses ...") is theirs
+    # even when the sentence goes on about the writer's team: the rules alone read the team's JAX
+    text = "quick q - we r on jax rn but our sister team uses pytorch on AWS, does that matter for us? we're all GCP"
+    assert extract_message(text, reader, "rules").fields["framework"].value == "jax"
     # both said plainly: still a question ("we're on AWS. we're on GCP." above)
     got = extract_message("training is on AWS. inference is on GCP.", reader)
     assert "cloud" not in got.fields or got.fields["cloud"].value == "multi_cloud"

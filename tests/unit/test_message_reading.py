@@ -275,10 +275,15 @@ def test_a_broken_context_cue_is_one_rule_error_line(tmp_path, old: str, new: st
 def test_what_was_never_measured_is_its_own_answer_never_the_fact() -> None:
     """"Never measured whether the loader keeps up" is not "keeps up": it was asked as that until the
     data-pipeline question's "we do not know" became an answer of its own (profile.SAID_UNKNOWN);
-    the rules now read it so, and a plain hedge ("not sure if ...") is still asked."""
+    the rules now read it so. "Not sure (if) our loader keeps up" is the same answer: outside writers
+    labelled it "unknown" 30 times in fm10-fm66, never a value. On any other field a plain hedge is
+    still asked ("not sure we're on GCP for good")."""
     from knowledge.recommend.textual import profile_from_text
 
     got = profile_from_text("havent profiled wether the loader keeps up tbh")
     assert got.fields["data_pipeline"].value == "unknown" and not got.confirmations
     assert got.fields["data_pipeline"].evidence.startswith("havent profiled")
-    assert "data_pipeline" not in profile_from_text("not sure if we're compute bound or input bound tbh").fields
+    for text in ("not sure if we're compute bound or input bound tbh", "not sure our loader keeps up tbh"):
+        assert profile_from_text(text).fields["data_pipeline"].value == "unknown", text
+    hedged = profile_from_text("not sure we're on GCP for good")
+    assert "cloud" not in hedged.fields and [(c.field, c.value) for c in hedged.confirmations] == [("cloud", "google_cloud")]
