@@ -33,6 +33,15 @@ __all__ = ["SCALARS", "GateModel", "gate_features", "gate_model", "out_of_domain
 DEFAULT_DIR = Path(__file__).with_name("data") / "domain_gate"
 
 _MIN_CLAUSE_WORDS = 4  # a shorter asking clause leans on its context and is not judged alone
+#: A chat preamble before the asking clause ("congrats on the launch! unrelated q:") is at most this
+#: long. A situation told at length is what the clause asks about ("... NCCL all-reduce started
+#: hanging after a kernel update. How do we debug this?"): when the gate is sure the whole is out of
+#: the domain (:data:`_SURE_OUT`), the clause alone does not rescue it. In fq1-fq71 the clause
+#: admitted 17 questions the whole declined, all 17 out of the domain (15-49 words before the
+#: clause; the whole at 0.75-1.00), and no question in the domain; the tests' "Our job on a v4 chip
+#: is 30% slower than on an A100 ... What could be causing it?" is in it, its whole at 0.68.
+_MAX_PREAMBLE_WORDS = 12
+_SURE_OUT = 0.9
 
 #: the retrieval signals beside the embedding, in the weight vector's order after it
 SCALARS = ("top_chunk", "top_sentence", "top_heading", "top_form", "top_bm25", "margin")
@@ -162,19 +171,25 @@ def _gate_for(qvec: np.ndarray, evidence: Evidence | None) -> Gate | None:
 
 def out_of_domain(
     qvec: np.ndarray, evidence: Evidence | None, clause: str = "", encode: Callable[[str], np.ndarray] | None = None,
+    question: str = "",
 ) -> bool:
     """True when the gate is confident the question is outside what the notes cover.
 
     ``clause`` is the question's asking clause after any preamble ("congrats on the launch! unrelated
     q: do we have to rewrite it for TPUs?"): a chatty preamble pulls the whole question's embedding
     away from the notes, so when the clause differs (and is a real clause) and the gate is confident
-    the clause is in the domain (judged with the same evidence), it is answered. ``encode`` embeds it."""
+    the clause is in the domain (judged with the same evidence), it is answered, unless more than a
+    preamble comes before it in ``question`` and the gate is sure of the whole (:data:`_SURE_OUT`).
+    ``encode`` embeds it."""
     gate = _gate_for(qvec, evidence)
     if gate is None or evidence is None:
         return False
     if not gate.declines(qvec, evidence):
         return False
     if encode is None or len(clause.split()) < _MIN_CLAUSE_WORDS:
+        return True
+    if (len(question.split()) - len(clause.split()) > _MAX_PREAMBLE_WORDS
+            and gate.probability(gate_features(qvec, evidence))[0] >= _SURE_OUT):
         return True
     # the clause rescues the question only when the gate is confident the clause itself is in the
     # domain: "CUDA error: device-side assert in my loss, how do i fix it" has a clause that is merely

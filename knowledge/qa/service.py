@@ -268,13 +268,13 @@ class QAEngine:
         """The learned gate's call (:func:`knowledge.qa.domain_gate.out_of_domain`), made again without
         what the question says about the answer's form (:func:`knowledge.qa.intent.form_free`): "in one
         line pls" pulls "pallas = ?" away from the notes, so it is declined only if declined without it."""
-        if not out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query):
+        if not out_of_domain(qvec, evidence, asking_clause(focus), self.encode_query, text):
             return False
         plain = form_free(text)
         if not plain:
             return True
         pvec = self.encode_query(plain)
-        return out_of_domain(pvec, self.retrieve(plain, mode=mode, qvec=pvec)[1], asking_clause(focus_of(plain)), self.encode_query)
+        return out_of_domain(pvec, self.retrieve(plain, mode=mode, qvec=pvec)[1], asking_clause(focus_of(plain)), self.encode_query, plain)
 
     def _admitted(self, text: str, qvec: np.ndarray, mode: Mode) -> bool:
         """The learned gate overrules an out-of-scope call by prototypes or by an off-topic clause

@@ -125,6 +125,18 @@ def test_far_questions_after_a_domain_preamble_stay_declined(qa, question):
     assert answer.declined and not answer.citations, answer.answer
 
 
+def test_a_situation_told_at_length_is_judged_whole_not_by_its_generic_asking_clause(qa):
+    # "How do we track down what is going wrong?" alone reads as a debugging ask the notes cover; what
+    # it asks about is the cluster's hang, which they do not. Only a chat preamble lets the clause speak.
+    question = ("Our four-node on-prem A100 cluster talks over InfiniBand. Since last Tuesday's kernel update, "
+                "all-reduce hangs at random in our FSDP jobs, and nobody touched the training code. "
+                "How do we track down what is going wrong?")
+    answer = qa.ask(question)
+    assert answer.declined and not answer.citations, answer.answer
+    # the clause still rescues a covered question from a short chatty preamble
+    assert not qa.ask("hiya, unrelated to the sprint: will our tensorflow models run on tpus?").declined
+
+
 def test_the_admit_threshold_must_sit_below_the_decline_threshold():
     gate = domain_gate.gate_model()
     assert gate is not None
