@@ -17,6 +17,10 @@ def test_a_denial_of_one_skill_leaves_the_other_said_plainly(reader: ClauseReade
     assert extract_message(text, reader, "rules").fields.get("team_expertise") is None
     got = extract_message(text, reader).fields["team_expertise"]
     assert got.value == "xla" and "XLA" in got.evidence
+    # said in words the rules do not know, the heads read the denial as neither skill: it names XLA
+    # only, so the CUDA read in the clause before it is the answer, not a question
+    got = extract_message("Everyone on the team is comfortable writing CUDA, but none of us has ever worked with XLA.", reader)
+    assert got.fields["team_expertise"].value == "cuda" and not got.confirmations
     # a denial of both stays neither
     assert extract_message("No CUDA skills to speak of, no XLA either.", reader).fields["team_expertise"].value == "neither"
 

@@ -37,7 +37,7 @@ from knowledge.recommend.context import ASKING_OPENING
 from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS
-from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLES, read_unions
+from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLES, read_unions, without_one_side_denials
 from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
 from knowledge.recommend.textual import MAX_TEXT_CHARS, counts_only_people, profile_from_text
 
@@ -194,7 +194,7 @@ def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> No
             continue
         limits = reader.heads.manifest.thresholds[name]
         mine = _unblocked(out, readings, name)
-        high = [r for r in mine if r.p >= limits.high and not r.gated]
+        high = without_one_side_denials(name, [r for r in mine if r.p >= limits.high and not r.gated])
         values = sorted({r.value for r in high})
         if len(values) > 1:
             first = min(high, key=lambda r: r.clause.start)

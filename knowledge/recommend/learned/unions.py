@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from knowledge.recommend.learned.combine import ClauseReader, _Reading
 
-__all__ = ["PLAIN_BELOW", "Union", "UNIONS", "WHOLES", "read_unions"]
+__all__ = ["PLAIN_BELOW", "Union", "UNIONS", "WHOLES", "read_unions", "without_one_side_denials"]
 
 
 @dataclass(frozen=True)
@@ -155,3 +155,25 @@ def _one_side_denied(
         out.fields[union.field] = FieldEvidence(
             field=union.field, value=best.value, span=(best.clause.start, best.clause.end),
             evidence=best.clause.text, confidence=current.confidence)
+
+
+def without_one_side_denials(name: str, readings: "list[_Reading]") -> "list[_Reading]":
+    """The heads' sure readings of ``name`` less each "none of them" whose clause names one side
+    only, when another reading says a side it does not name.
+
+    "Everyone on the team is comfortable writing CUDA, but none of us has ever worked with XLA": the
+    heads read the second clause as neither skill, which made the two readings a question; it denies
+    XLA alone, which the first clause's CUDA agrees with (the heads' side of
+    :func:`_one_side_denied`)."""
+    union = next((u for u in UNIONS if u.field == name and u.none_of and u.side_words), None)
+    if union is None:
+        return readings
+    sides = {r.value for r in readings if r.value in union.sides}
+    out = []
+    for r in readings:
+        if r.value == union.none_of:
+            named = {side for side, words in union.side_words if re.search(words, r.clause.text, re.I)}
+            if len(named) == 1 and sides - named:
+                continue
+        out.append(r)
+    return out
