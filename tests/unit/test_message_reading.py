@@ -287,3 +287,17 @@ def test_what_was_never_measured_is_its_own_answer_never_the_fact() -> None:
         assert profile_from_text(text).fields["data_pipeline"].value == "unknown", text
     hedged = profile_from_text("not sure we're on GCP for good")
     assert "cloud" not in hedged.fields and [(c.field, c.value) for c in hedged.confirmations] == [("cloud", "google_cloud")]
+
+
+def test_words_that_only_look_like_a_field_are_read_for_what_they_mean() -> None:
+    """"Every so often" is now and then, not often (four outside messages said it, each labelled
+    "sometimes"); "well, technically just azure" takes back the multi-cloud before it; statistical
+    inference is a discipline, not serving a model."""
+    from knowledge.recommend.textual import profile_from_text
+
+    assert profile_from_text("we tweak the arch every so often").fields["architecture_changes"].value == "sometimes"
+    assert profile_from_text("we change the model often").fields["architecture_changes"].value == "often"
+    got = profile_from_text("we're multi-cloud — well, technically just azure, the aws account is only for billing")
+    assert got.fields["cloud"].value == "other_single_cloud"
+    got = profile_from_text("Our team specialises in statistical inference for credit risk; all we do is model training.")
+    assert got.fields["workload"].value == "training"
