@@ -187,14 +187,7 @@ def _plain(
                          and (kind not in _SHAPED_MODEL_LEADS or answers_ask(kind, s, options)),
                          band=params.model_lead_band)
         else:
-            lead = None
-            if kind == "diagnose" and told:
-                # "what's going on?" after a trouble told at length is answered by its cause ("an
-                # accelerator that waits for data is paid for and does nothing") before the fixes that
-                # share its words ("Avoiding idle time means engineering the whole input pipeline ...",
-                # fq72-26, fq73-27); the fixes follow as support
-                lead = _lead(cands, lambda s: answers(s) and not answers_ask("how_to_fix", s), strict=True, wide=True)
-            lead = lead or _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
+            lead = _lead(cands, answers, strict=kind == "how_to_fix", wide=told)
             if lead is None and kind == "how_to_fix":
                 # the notes put a fix beside its diagnosis: when no action is relevant enough on its
                 # own ("ConcretizationTypeError ..., how do I fix it?" is closest to what the error
