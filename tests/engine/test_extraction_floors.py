@@ -104,7 +104,7 @@ KNOWN_SPURIOUS = {
     "the vendor quoted us for 8 H100s",  # a quote, read as the team's scale (arguable)
     "we had a great offsite in Azure-blue t-shirts",  # a colour, read as the cloud: a miss
     "before I joined, the team used TensorFlow",  # the past in the clause before: a miss
-    # labelled as stating nothing; read as "unknown", as 30 outside messages saying "not sure (if) our
+    # labelled as stating nothing; read as "unknown", as 35 outside messages saying "not sure (if) our
     # loader keeps up" were labelled (arguable)
     "not sure if we're compute bound or input bound tbh",
 }

@@ -276,7 +276,7 @@ def test_what_was_never_measured_is_its_own_answer_never_the_fact() -> None:
     """"Never measured whether the loader keeps up" is not "keeps up": it was asked as that until the
     data-pipeline question's "we do not know" became an answer of its own (profile.SAID_UNKNOWN);
     the rules now read it so. "Not sure (if) our loader keeps up" is the same answer: outside writers
-    labelled it "unknown" 30 times in fm10-fm66, never a value. On any other field a plain hedge is
+    labelled it "unknown" in 35 messages of fm10-fm66, never a value. On any other field a plain hedge is
     still asked ("not sure we're on GCP for good")."""
     from knowledge.recommend.textual import profile_from_text
 
