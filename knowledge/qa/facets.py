@@ -97,7 +97,7 @@ def with_facets(
         if risk is None:
             continue
         chosen.append(AnswerSentence(text=risk.text, chunk_id=risk.chunk_id, role="answer"))
-        cited += [c for c in found_citations if c.chunk_id == risk.chunk_id and all(c.chunk_id != k.chunk_id for k in cited)]
+        cited += [c for c in found_citations if c.chunk_id == risk.chunk_id]  # one per chunk below
     if len(chosen) == 1:
         return sentences, citations
     chosen += [s for s in support if all(s.text != c.text for c in chosen)][: max(0, MAX_WITH_FACETS - len(chosen))]

@@ -236,9 +236,8 @@ class CompiledContext:
         about_hardware = question or self.generic_opening.match(sentence) is not None
         if not answer and about_hardware and not self.self_words.search(sentence):
             return "drop"
-        clause = text[c_start:c_end]
         if (not answer and self.others_subject.search(text, c_start, start)
-                and not self.self_pronouns.search(self.others.sub(" ", clause))):
+                and self._names_none_of_us(text[c_start:c_end], self.self_pronouns)):
             # the clause's subject is someone else, whoever the rest of the sentence is about ("my
             # buddy's startup is all-in on GCP, but we're a pytorch shop"): not a doubt, a drop
             return "drop"
@@ -291,9 +290,12 @@ class CompiledContext:
 
     def _about_others(self, sentence: str) -> bool:
         """Someone else's situation: "OpenAI serves on Azure", "my friend's startup trains on 512 TPUs"."""
-        if not self.others.search(sentence):
-            return False
-        return not self.self_words.search(self.others.sub(" ", sentence))
+        return self.others.search(sentence) is not None and self._names_none_of_us(sentence, self.self_words)
+
+    def _names_none_of_us(self, span: str, ours: re.Pattern[str]) -> bool:
+        """Whether ``span`` names no one of the team (``ours``) once the others it names are taken out
+        ("my buddy's startup" says "my" of the buddy, not of the team)."""
+        return ours.search(self.others.sub(" ", span)) is None
 
 
 def _sentence(text: str, pos: int) -> tuple[int, int]:

@@ -55,6 +55,10 @@ class Union:
     def sides_of(self, value: str) -> set[str]:
         return set(self.sides) if value == self.whole else {value} & set(self.sides)
 
+    def sides_named(self, text: str) -> set[str]:
+        """The sides whose words ``text`` names ("no CUDA experience" names CUDA only)."""
+        return {side for side, words in self.side_words if re.search(words, text, re.I)}
+
 
 #: The profile's union fields (the schema's own meaning: "both" is training and inference, and a
 #: team with CUDA and XLA skills has both: "two of us know XLA well and one is a CUDA expert" was
@@ -141,7 +145,7 @@ def _one_side_denied(
     skills, but it names one side only. When the heads read another side plainly said (as sure as
     their own confirm line, in a clause the denial is not in), that side is the answer."""
     current = out.fields[union.field]
-    named = {side for side, words in union.side_words if re.search(words, current.evidence, re.I)}
+    named = union.sides_named(current.evidence)
     if len(named) != 1:
         return
     lo, hi = current.span
@@ -172,7 +176,7 @@ def without_one_side_denials(name: str, readings: "list[_Reading]") -> "list[_Re
     out = []
     for r in readings:
         if r.value == union.none_of:
-            named = {side for side, words in union.side_words if re.search(words, r.clause.text, re.I)}
+            named = union.sides_named(r.clause.text)
             if len(named) == 1 and sides - named:
                 continue
         out.append(r)
