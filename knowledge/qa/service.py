@@ -257,11 +257,13 @@ class QAEngine:
         """A what-to-watch-for ask that names nothing the notes do not ("what are the main gotchas?",
         "anything to watch out for?" after "are we still billed while the job stalls?") is about
         the plan or thing an ask before it named; "what are the risks of eating pizza daily?" names
-        its own thing, which the notes never say."""
+        its own thing, which the notes never say. So is a bare follow-up of one or two words the
+        notes use and no accelerator ("2. what's the fix?" after "1. why would a TPU sit idle?")."""
+        known = sentence_idf(self.store)
         rest = without_cue(text, "watch")
         if rest is None:
-            return False
-        known = sentence_idf(self.store)
+            words = tokenize(text)
+            return 0 < len(words) <= 2 and all(t in known for t in words) and not mentions_domain(text)
         return all(t in known for t in tokenize(rest))
 
     def out_of_domain(self, text: str, qvec: np.ndarray, evidence: Evidence, focus: str, mode: Mode) -> bool:
