@@ -23,6 +23,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from knowledge.recommend.spelling import respell
+
 __all__ = [
     "Ask", "AskData", "ask_data", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
     "cue_type", "without_cue", "accelerator_options", "names_both", "intent_type", "INTENT_TYPES", "options_of",
@@ -178,7 +180,11 @@ def _asking_part(focus: str) -> str:
 
 def cue_type(text: str) -> str | None:
     """The answer type the ask's own words give (a cue of ``[types]``, in ``ASK_TYPES`` order, on
-    its asking clause, then its asking sentence, then the whole text), or None when none does."""
+    its asking clause, then its asking sentence, then the whole text), or None when none does.
+
+    A slip of a cue word is read as the word ("shuld we go tpu or stay on gpu" asks for a choice):
+    the text is respelt against the cues' own words (:mod:`knowledge.recommend.spelling`)."""
+    text = respell(text, (_FILE,)).text
     focus = focus_of(text)
     options = options_of(focus)
     if accelerator_options(text):

@@ -47,11 +47,14 @@ _LETTERS = re.compile(rf"[a-z]{{{MIN_LETTERS},}}")
 _WORD = re.compile(rf"(?<![A-Za-z])[a-z]{{{MIN_LETTERS},}}(?![A-Za-z])")
 
 
-@lru_cache(maxsize=1)
-def lexicon() -> tuple[tuple[str, ...], frozenset[str]]:
-    """(the vocabulary's words, every known word): the first are what a slip is respelt to."""
+@lru_cache(maxsize=4)
+def lexicon(files: tuple[Path, ...] = _VOCABULARY_FILES) -> tuple[tuple[str, ...], frozenset[str]]:
+    """(the vocabulary's words, every known word): the first are what a slip is respelt to.
+
+    ``files``: the data files whose patterns give the vocabulary (the recommend vocabulary by
+    default; the question side passes its ask-type cues, so "shuld we go tpu" asks for a choice)."""
     vocab: set[str] = set()
-    for path in _VOCABULARY_FILES:
+    for path in files:
         vocab.update(_LETTERS.findall(_ESCAPE.sub(" ", path.read_text(encoding="utf-8").lower())))
     known = set(vocab)
     for note in sorted(_NOTES_DIR.glob("*.md")):
@@ -122,22 +125,23 @@ def _english() -> frozenset[str]:
 
 
 @lru_cache(maxsize=4096)
-def _respelt(word: str) -> str | None:
-    vocab, known = lexicon()
+def _respelt(word: str, files: tuple[Path, ...]) -> str | None:
+    vocab, known = lexicon(files)
     if word in known:
         return None
     fixed = _nearest(word, vocab)
     return None if fixed is None or word in _english() else fixed
 
 
-def respell(text: str) -> Respelling:
-    """``text`` with each slip of a vocabulary word respelt (see the module's docstring)."""
+def respell(text: str, files: tuple[Path, ...] = _VOCABULARY_FILES) -> Respelling:
+    """``text`` with each slip of a vocabulary word respelt (see the module's docstring); the
+    vocabulary is read off ``files``."""
     parts: list[str] = []
     swaps: list[tuple[int, int, int, int]] = []
     last = 0
     shift = 0
     for m in _WORD.finditer(text):
-        fixed = _respelt(m.group(0))
+        fixed = _respelt(m.group(0), files)
         if fixed is None:
             continue
         parts.append(text[last:m.start()])

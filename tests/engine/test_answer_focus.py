@@ -47,6 +47,18 @@ def test_a_narrow_comparison_leads_with_the_sentence_that_settles_it(qa):
     assert lint_answer(answer, qa.embedder, budget=6) == []
 
 
+def test_a_misspelt_choice_about_custom_kernels_leads_with_the_verdict_not_the_porting_advice(qa):
+    # fq76-08, fq78-07, fq79-14: three writers asked it; "shoud"/"shuld" hid the choice, and
+    # "... is easier to keep on GPUs" was no verdict shape, so "each one is best kept beside a
+    # plain version ... or budgeted for a rewrite in Pallas" led
+    for question in ("we use alot of custom cuda kernels shoud we even bother looking at tpu",
+                     "we got a ton of custom cuda kernels shuld we go tpu or stay on gpu"):
+        answer = qa.ask(question)
+        assert not answer.declined and answer.ask == "choice", answer.answer
+        lead = answer.sentences[0].text
+        assert is_verdict(lead) and "GPU" in lead and "Pallas" not in lead, answer.answer
+
+
 def test_a_choice_keeps_the_best_neutral_sentence_after_its_verdict(qa):
     answer = qa.ask("We have a big PyTorch codebase and want to try TPUs on GCP. What should we expect?")
     assert not answer.declined and answer.intent == "situational"

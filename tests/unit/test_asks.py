@@ -118,6 +118,13 @@ def test_a_pasted_log_keeps_only_its_question():
         ("is 3 weeks to port our model realistic?", "yes_no", "realistic"),
         ("What is the price per hour?", "figure", "figure"),
         ("Who makes TPUs?", "definition", "what_is"),
+        # a slip of a cue word is read as the word (fq79-14, fq76-08: answered with a how-to before)
+        ("we got a ton of custom cuda kernels shuld we go tpu or stay on gpu", "comparison", "choice"),
+        ("our model relies on custom cuda kernels, shoud we even bother looking at tpus", "situational", "choice"),
+        ("hey folks, writing the roadmap doc: what should we keep an eye on if we commit to TPUs?", "definition", "watch"),
+        ("For our architecture review: how would standardising on TPUs constrain our cloud strategy?", "situational", "how"),
+        # a language asked for, not code (fq78-03 was declined as a code request)
+        ("what do i actually write TPU code in?", "definition", "what_is"),
     ],
 )
 def test_answer_types(question, intent, expected):
