@@ -301,3 +301,23 @@ def test_words_that_only_look_like_a_field_are_read_for_what_they_mean() -> None
     assert got.fields["cloud"].value == "other_single_cloud"
     got = profile_from_text("Our team specialises in statistical inference for credit risk; all we do is model training.")
     assert got.fields["workload"].value == "training"
+
+
+def test_the_twenty_fourth_sittings_wordings_read_as_their_writers_meant() -> None:
+    """fm70-fm72 (three new writers): a duration for a purpose is a time budget, a choice not made
+    is a hedge, kernels the model is too slow without are critical, 'set in stone' is rare change,
+    'no people who know CUDA or XLA' is neither (a denial of XLA and JAX alone is not), a research
+    phase completed is no longer exploration, and serving owned by another group is not ours."""
+    from knowledge.recommend.textual import profile_from_text
+
+    def read(text: str) -> dict[str, str]:
+        return {f: e.value for f, e in profile_from_text(text).fields.items()}
+
+    assert read("We've got weeks to tune things.").get("optimization_time") == "weeks"
+    assert "framework" not in read("framework: not decided yet, leaning JAX")
+    assert read("many custom fused kernels, without them the training is too slow").get("custom_kernels") == "critical"
+    assert read("the model is pretty much set in stone at this point").get("architecture_changes") == "rarely"
+    assert read("We have no people who know CUDA or XLA.").get("team_expertise") == "neither"
+    assert read("none of us has touched XLA or jax").get("team_expertise") != "neither"
+    assert read("The model has completed its research phase and is now being hardened for launch.").get("stage") == "stabilizing"
+    assert read("This team is responsible only for training; serving is owned by a separate group.").get("workload") == "training"
