@@ -125,6 +125,7 @@ def test_a_pasted_log_keeps_only_its_question():
         ("For our architecture review: how would standardising on TPUs constrain our cloud strategy?", "situational", "how"),
         # a language asked for, not code (fq78-03 was declined as a code request)
         ("what do i actually write TPU code in?", "definition", "what_is"),
+        ("Which framework I should write my model code in so it run on TPU?", "definition", "which_one"),
     ],
 )
 def test_answer_types(question, intent, expected):
