@@ -117,7 +117,8 @@ def test_a_verdict_too_close_to_call_yields_the_lead_to_the_notes_arguing_the_ot
     # outside writers (fq22, fq23, fq31): the textbook TPU case with kernels, cadence and time unsaid
     # led with "Recommendation: GPU, since GPUs are the default", a verdict only about half the ways
     # the open answers could go keep; the notes' own answer ("the strongest case for a TPU") now
-    # leads, and the engine's line says it cannot call it and what would settle it
+    # leads, and the engine's line says what would settle it (not that it "cannot call it": under a
+    # lead that took a side, an engineer read that as a contradiction, fq80-25, fq81-34)
     from knowledge.qa.sides import argues_for
 
     question = ("We're about to pretrain a 30B decoder-only transformer in JAX. The architecture is frozen, "
@@ -127,7 +128,8 @@ def test_a_verdict_too_close_to_call_yields_the_lead_to_the_notes_arguing_the_ot
     lines = advice.answer.answer.split("\n")
     assert not lines[0].startswith("Recommendation:"), lines[0]
     assert argues_for(re.sub(r" \[[^\]]+\]$", "", lines[0])) == "tpu", lines[0]
-    assert lines[-1].startswith("The recommendation engine cannot call it"), lines[-1]
+    assert lines[-1].startswith("Whether that holds for your team turns on"), lines[-1]
+    assert "/recommend" in lines[-1] and "cannot call it" not in lines[-1]
     assert all(c.chunk_id in lines[0] for c in advice.answer.citations[:1])
     # a verdict the open answers mostly keep still leads with itself
     sure = advise(qa, "We're a small team fine-tuning in PyTorch on AWS with 8 GPUs, should we look at TPUs?")
@@ -291,15 +293,15 @@ def test_a_verdict_most_open_answers_would_not_keep_is_not_called(qa) -> None:  
     question = ("Our team trains a JAX transformer on Google Cloud; the architecture has been frozen for months "
                 "and runs take weeks over hundreds of accelerators. Is it realistic to expect TPU pod slices to pay off?")
     advice = advise(qa, question)
-    closing = [line for line in advice.answer.answer.splitlines() if "recommendation engine" in line]
+    closing = [line for line in advice.answer.answer.splitlines() if "/recommend" in line]
     assert len(closing) == 1 and advice.recommendation is not None, advice.answer.answer
     rec = advice.recommendation
     assert rec.confidence < CALLS_IT
-    assert closing[0].startswith("The recommendation engine cannot call it"), closing[0]
+    # under the notes' TPU case, what would settle it, never "cannot call it" (read as a contradiction)
+    assert closing[0].startswith("Whether that holds for your team turns on"), closing[0]
     assert "verdict for the situation" not in closing[0]
     # no split of the open answers: it is the priors over what was not said, and read as a GPU lean
     assert not re.search(r"\d+%", closing[0]), closing[0]
-    assert "would settle it" in closing[0] and "/recommend" in closing[0]
     assert not any(f in closing[0] for f in ("framework", "cloud", "scale", "workload")), closing[0]  # stated ones
 
 
