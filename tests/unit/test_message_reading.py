@@ -321,3 +321,9 @@ def test_the_twenty_fourth_sittings_wordings_read_as_their_writers_meant() -> No
     assert read("none of us has touched XLA or jax").get("team_expertise") != "neither"
     assert read("The model has completed its research phase and is now being hardened for launch.").get("stage") == "stabilizing"
     assert read("This team is responsible only for training; serving is owned by a separate group.").get("workload") == "training"
+    # fm73 (measured once, then read): the same families said another way
+    assert read("Architectural modifications are not anticipated.").get("architecture_changes") == "rarely"
+    assert read("Custom routing kernels written in Pallas are essential to throughput.").get("custom_kernels") == "critical"
+    assert read("Budget for learning new toolchains = zero.").get("optimization_time") == "none"
+    assert read("Cost considerations are secondary to iteration speed.").get("priority") == "flexibility"
+    assert read("The model is already in service.").get("stage") == "production"
