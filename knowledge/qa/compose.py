@@ -94,6 +94,12 @@ def _lead_key(c: Candidate) -> tuple[float, float]:
     return (c.lead, c.relevance)
 
 
+#: "the principal trade-off between adopting GPUs and TPUs" asks what is traded: the verdict that
+#: weighs both sides ("a balance between the freedom to pivot and the power to scale"), whatever else it
+#: names. "The trade-offs we accept by committing to TPUs" (plural) asks for the costs of one side, a list.
+_TRADE_OFF = re.compile(r"\btrade-?off\b(?!s)", re.I)
+
+
 def _situated(question: str) -> bool:
     """Whether a comparison tells something beyond the two accelerators ("we try a new architecture
     every week: GPU or TPU?", "fluid simulation in double precision, which one?")."""
@@ -108,7 +114,7 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, questi
     # a bare comparison ("gpu or tpu?") leads with a verdict that weighs both sides, when one is
     # about as relevant; one that tells a situation gets the verdict that takes a side for it, not
     # "a balance between the freedom to pivot and the power to scale"
-    situated = _situated(question)
+    situated = _situated(question) and not _TRADE_OFF.search(question)
     lead = _lead(verdicts, lambda s: (argues_for(s) is not None) == situated) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
     if lead is None:
         return []
@@ -310,8 +316,9 @@ def compose(
         for c, score in zip(cands, model.score(feature_rows(cands, store, qvec, ask.type, ask.options))):
             c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
-    two_sided = ask is None or (ask.type == "compare" and _open_comparison(question, cands))
-    if intent.name in CHOICE_INTENTS and intent.max_sentences > 1 and two_sided:
+    trade_off = ask is not None and ask.type == "compare" and _TRADE_OFF.search(question) is not None
+    two_sided = ask is None or (ask.type == "compare" and (_open_comparison(question, cands) or trade_off))
+    if (intent.name in CHOICE_INTENTS or trade_off) and intent.max_sentences > 1 and two_sided:
         chosen = _choice(cands, intent, params, question)
     elif intent.name in CHOICE_INTENTS and two_sided:
         verdicts = [c for c in cands if is_verdict(c.text)]

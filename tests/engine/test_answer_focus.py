@@ -59,6 +59,16 @@ def test_a_misspelt_choice_about_custom_kernels_leads_with_the_verdict_not_the_p
         assert is_verdict(lead) and "GPU" in lead and "Pallas" not in lead, answer.answer
 
 
+def test_the_trade_off_between_the_two_leads_with_the_sentence_that_weighs_both(qa):
+    # fq76-36, fq78-19, fq82-05: three writers asked for "the principal trade-off" in design-doc words
+    # and got a one-sided sentence; "the trade-offs we accept by committing to TPUs" (plural) asks for
+    # the costs of one side and keeps its list
+    answer = qa.ask("For the design review, please summarise the principal trade-off between adopting GPUs and adopting TPUs.")
+    assert not answer.declined and "balance between the freedom to pivot and the power to scale" in answer.sentences[0].text
+    costs = qa.ask("For the design document: what are the principal trade-offs we accept by committing to TPUs rather than GPUs?")
+    assert not costs.declined and "balance between" not in costs.sentences[0].text, costs.answer
+
+
 def test_a_choice_keeps_the_best_neutral_sentence_after_its_verdict(qa):
     answer = qa.ask("We have a big PyTorch codebase and want to try TPUs on GCP. What should we expect?")
     assert not answer.declined and answer.intent == "situational"
