@@ -250,12 +250,41 @@ def _plain(
     listed = listed + endorsed
     others = listed + mmr([c for c in pool if c not in listed], intent.max_sentences - 1 - len(listed), params,
                            [lead, *listed], top=lead.relevance)
+    if ask is not None and ask.type == "diagnose" and others:
+        others = _with_a_cause([lead, *others], [c for c in cands if on_topic(c, adds, lead, params)], params)[1:]
     ordered = with_predecessors([lead] + sorted(others, key=doc_order), cands, intent.max_sentences)
     # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict
     verdict = ask is not None and (
         ask.type == "choice" and is_verdict(lead.text) or ask.type == "compare" and argues_for(lead.text) is not None
     )
     return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
+
+
+#: A sentence that opens with what to do, or names it ("the usual fixes", "belong in"), is a fix.
+_FIX = re.compile(r"^\W*(?:[a-z]+ing|pick|use|run|keep|pad|move|write|put|avoid|start|profile|check|store|teams? \w+)\b"
+                  r"|\b(?:usual fix\w*|remed\w*|should|must|belongs? in|is the way to)\b", re.I)
+
+
+def _is_cause(c: Candidate) -> bool:
+    """A sentence that says why, not what to do ("TPUs compute so fast that they often sit idle, waiting
+    for data ..." against "Avoiding idle time means engineering the whole input pipeline ...")."""
+    return answers_ask("diagnose", c.text) and _FIX.search(c.text) is None and not is_hedge(c.text)
+
+
+def _with_a_cause(chosen: list[Candidate], cands: list[Candidate], params: AnswerParams) -> list[Candidate]:
+    """A diagnosis answered only with fixes ends with its most relevant cause instead of its last fix:
+    "what's going on?" after a story of an idle TPU never said that the chip waits for data (an engineer,
+    fq72-26, fq73-27). The lead stays: most writers' "what's going on?" wants the fix first."""
+    if any(_is_cause(c) for c in chosen):
+        return chosen
+    # the cause of the trouble the fixes are about: from a section they were quoted from, and about as
+    # relevant as the lead ("When jax.jit keeps retracing ..." is the most relevant cause for any JAX
+    # story, and closed idle-pipeline ones)
+    sections = {c.chunk.chunk_id for c in chosen}
+    floor = chosen[0].relevance * params.cause_relevance
+    causes = [c for c in cands if c not in chosen and c.chunk.chunk_id in sections and _is_cause(c)
+              and dangling_opener(c.text) is None and c.relevance >= floor and not redundant(c, chosen[:-1], params)]
+    return chosen[:-1] + [max(causes, key=lambda c: c.relevance)] if causes else chosen
 
 
 #: Asks whose lead answers about the accelerator they name; a team's trouble, fix or choice is

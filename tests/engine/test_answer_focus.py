@@ -69,6 +69,18 @@ def test_the_trade_off_between_the_two_leads_with_the_sentence_that_weighs_both(
     assert not costs.declined and "balance between" not in costs.sentences[0].text, costs.answer
 
 
+def test_a_trouble_told_at_length_is_answered_with_its_fix_and_its_cause(qa):
+    # fq73-27, fq78-23: "what's going on?" after an idle-TPU story was answered with two fixes and never
+    # said that the chip waits for data; the fix still leads, a cause from its section closes the answer
+    answer = qa.ask("We moved training to a TPU slice last month. The model compiled fine, but profiling shows "
+                    "the chips are busy maybe a third of the time. The dataset lives in a cloud storage bucket and "
+                    "we read it with a fairly naive loader ported from our GPU setup. What's going on?")
+    assert not answer.declined and answer.ask == "diagnose", answer.answer
+    texts = [s.text for s in answer.sentences]
+    assert any("cannot feed" in t or "becomes the bottleneck" in t for t in texts[1:]), answer.answer
+    assert not any("jax.jit" in t or "Concretization" in t for t in texts), answer.answer
+
+
 def test_a_choice_keeps_the_best_neutral_sentence_after_its_verdict(qa):
     answer = qa.ask("We have a big PyTorch codebase and want to try TPUs on GCP. What should we expect?")
     assert not answer.declined and answer.intent == "situational"
