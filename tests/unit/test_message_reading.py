@@ -327,3 +327,9 @@ def test_the_twenty_fourth_sittings_wordings_read_as_their_writers_meant() -> No
     assert read("Budget for learning new toolchains = zero.").get("optimization_time") == "none"
     assert read("Cost considerations are secondary to iteration speed.").get("priority") == "flexibility"
     assert read("The model is already in service.").get("stage") == "production"
+    # fm74 (measured once, then read by the writer's labels and an engineer)
+    assert read("the object store cannot sustain the required read throughput").get("data_pipeline") == "cannot_keep_up"
+    assert read("Input pipelines have not been benchmarked.").get("data_pipeline") == "unknown"
+    assert read("We don't really touch the model anymore.").get("architecture_changes") == "rarely"
+    assert read("launch is soon, so now we stop big experiments and only fixing").get("stage") != "exploration"
+    assert read("we can't stop changing the model every week").get("architecture_changes") == "often"
