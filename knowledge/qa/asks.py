@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from knowledge.recommend.spelling import respell
+from knowledge.spelling import respell
 
 __all__ = [
     "Ask", "AskData", "ask_data", "answer_type", "asks_for_method", "focus_of", "ASK_TYPES", "METHOD_TYPES",
@@ -183,7 +183,7 @@ def cue_type(text: str) -> str | None:
     its asking clause, then its asking sentence, then the whole text), or None when none does.
 
     A slip of a cue word is read as the word ("shuld we go tpu or stay on gpu" asks for a choice):
-    the text is respelt against the cues' own words (:mod:`knowledge.recommend.spelling`)."""
+    the text is respelt against the cues' own words (:mod:`knowledge.spelling`)."""
     text = respell(text, (_FILE,)).text
     focus = focus_of(text)
     options = options_of(focus)

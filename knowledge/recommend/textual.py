@@ -34,7 +34,7 @@ from knowledge.recommend.context import CompiledContext, ContextCues
 from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
 from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
 from knowledge.recommend.profile import FIELD_VALUES, is_answer
-from knowledge.recommend.spelling import respell
+from knowledge.spelling import respell
 
 __all__ = ["VOCABULARY_FILE", "profile_from_text", "load_vocabulary", "counts_only_people",
            "states_the_team"]
@@ -279,7 +279,7 @@ def profile_from_text(text: str, field: str | None = None, vocabulary: Vocabular
     """Understand ``text``; with ``field`` (an intake answer) only that field, asked-only words included.
 
     The rules read the text with its slips of their own words respelt ("a singel 4090"), and every
-    span is mapped back, so each field shows the user's own words (knowledge.recommend.spelling).
+    span is mapped back, so each field shows the user's own words (knowledge.spelling).
     """
     text = (text or "")[:MAX_TEXT_CHARS]
     respelt = respell(text)

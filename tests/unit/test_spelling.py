@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from knowledge.recommend.spelling import respell
 from knowledge.recommend.textual import profile_from_text
+from knowledge.spelling import respell
 
 
 def test_a_slip_of_a_vocabulary_word_is_respelt_and_maps_back() -> None:

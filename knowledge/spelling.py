@@ -1,5 +1,8 @@
 """Misspelt vocabulary words, read as the words they misspell before the rules run.
 
+Shared by the message reader (the recommend vocabulary, the default) and the ask-type cues of
+questions (``knowledge.qa.asks`` passes ``asks.toml``), hence it lives beside both.
+
 Why: about one message in seven is written in a hurry ("finetunning a 7B llama on a singel
 4090", "locking down the archtecture", "all pytroch now"), and the rules' patterns are exact
 words, so a single slip hid a field the message states plainly (fm53-02, fm53-23). A pattern
@@ -31,6 +34,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from knowledge.paths import SOURCES_DIR
+
 if TYPE_CHECKING:  # pragma: no cover
     from knowledge.recommend.extraction import Extraction
 
@@ -38,9 +43,8 @@ __all__ = ["MIN_LETTERS", "Respelling", "respell", "lexicon"]
 
 #: Shorter words are left alone: one edit turns too many short words into other words.
 MIN_LETTERS = 5
-_HERE = Path(__file__).resolve().parent
-_VOCABULARY_FILES = (_HERE / "vocabulary.toml",)
-_NOTES_DIR = _HERE.parent / "sources"
+_VOCABULARY_FILES = (Path(__file__).resolve().parent / "recommend" / "vocabulary.toml",)
+_NOTES_DIR = SOURCES_DIR
 #: A regular expression's escapes (\b, \s, \w, \d ...) are not letters of a word.
 _ESCAPE = re.compile(r"\\[A-Za-z]")
 _LETTERS = re.compile(rf"[a-z]{{{MIN_LETTERS},}}")
