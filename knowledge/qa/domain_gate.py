@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from knowledge.qa.retrieval import Evidence
+from knowledge.qa.scope import with_subject
 from knowledge.qa.weights_dir import read_weights_dir
 
 __all__ = ["SCALARS", "GateModel", "gate_features", "gate_model", "out_of_domain", "out_probability", "in_domain", "DEFAULT_DIR"]
@@ -193,8 +194,11 @@ def out_of_domain(
         return True
     # the clause rescues the question only when the gate is confident the clause itself is in the
     # domain: "CUDA error: device-side assert in my loss, how do i fix it" has a clause that is merely
-    # less far out than the whole, and stays declined
-    return not gate.admits(np.asarray(encode(clause), dtype=np.float32), evidence)
+    # less far out than the whole, and stays declined. A clause that names no accelerator is judged
+    # with the one the preamble named: "our TPU quota finally got approved! what should we watch for so
+    # we don't burn money on it?" asks about TPUs (fq82-17, fq83-11), "... what's a good pizza place?" does not
+    return not gate.admits(np.asarray(encode(with_subject(clause, question)), dtype=np.float32), evidence)
+
 
 
 def out_probability(qvec: np.ndarray, evidence: Evidence | None) -> float:

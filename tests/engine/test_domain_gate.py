@@ -125,6 +125,16 @@ def test_far_questions_after_a_domain_preamble_stay_declined(qa, question):
     assert answer.declined and not answer.citations, answer.answer
 
 
+def test_an_asking_clause_is_judged_with_the_accelerator_its_preamble_named(qa):
+    # fq82-17, fq83-11: two writers' "our TPU quota got approved! what should we watch for ...?" was
+    # declined: alone, "what should we watch for so we don't burn money on it?" reads as a price question
+    answer = qa.ask("Morning all, our TPU quota finally got approved!! What should we watch for so we don't burn money on it?")
+    assert not answer.declined and answer.citations, answer.answer
+    assert any("billed" in s.text or "idle" in s.text for s in answer.sentences), answer.answer
+    # the preamble's accelerator does not make a far question ours
+    assert qa.ask("we use TPUs at work. unrelated: what's a good pizza place near the office?").declined
+
+
 def test_a_situation_told_at_length_is_judged_whole_not_by_its_generic_asking_clause(qa):
     # "How do we track down what is going wrong?" alone reads as a debugging ask the notes cover; what
     # it asks about is the cluster's hang, which they do not. Only a chat preamble lets the clause speak.
