@@ -268,7 +268,16 @@ def options_of(text: str) -> tuple[str, ...]:
     return (m[1].lower(), m[2].lower())
 
 
+#: Where a sentence ends: after ``?``, ``.`` or ``!``, or after an emoji that closes a chat statement
+#: when a capital or an asking word follows ("our TPU quota finally got approved 🎉 Before we kick off
+#: the first big run, what should we watch for?": the quota is the news, not what is asked, fq85-15)
+_SENTENCE_END = re.compile(
+    r"(?<=[?.!])\s+(?=\S)|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+"
+    r"(?=[A-Z]|(?:anything|what|how|why|which|when|where|is|are|can|could|should|do|does|any)\b)"
+)
+
+
 def question_sentences(text: str) -> list[str]:
-    """Sentences: after ``?``, ``.`` or ``!``, and at the line breaks cleaning kept (a pasted
+    """Sentences (:data:`_SENTENCE_END`), and at the line breaks cleaning kept (a pasted
     "> disk usage at 71%" line, a bullet, a new paragraph: :func:`~knowledge.qa.hygiene.clean_question`)."""
-    return [s.strip() for line in text.split("\n") for s in re.split(r"(?<=[?.!])\s+(?=\S)", line) if s.strip()]
+    return [s.strip() for line in text.split("\n") for s in _SENTENCE_END.split(line) if s.strip()]

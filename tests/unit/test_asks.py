@@ -80,6 +80,15 @@ def test_an_announced_number_of_questions_splits_at_the_next_asking_word():
         assert len(split_asks(one)[0]) == 1, one
 
 
+def test_an_emoji_that_closes_a_chat_statement_ends_its_sentence():
+    # fq85-15: "our TPU quota finally got approved 🎉 Before we kick off ..., what should we watch for?" asked
+    # about quota by its focus and was declined; the news is context, the watch ask is the focus
+    assert focus_of("Hey folks, our TPU quota finally got approved 🎉 Before we kick off the first big run, "
+                    "what should we watch for?") == "Before we kick off the first big run, what should we watch for?"
+    # an emoji inside the asking sentence does not cut it
+    assert focus_of("we use pytorch 🔥 on 4x A100, is a tpu worth it?") == "we use pytorch 🔥 on 4x A100, is a tpu worth it?"
+
+
 def test_a_single_ask_keeps_its_whole_situation():
     text = "We are a small PyTorch team on AWS. Should we look at TPUs?"
     asks, _, _ = split_asks(text)
