@@ -160,11 +160,11 @@ def _verdict_line(answer: Answer, question: str, reading: MessageReading, rec: R
     if open_fields:
         settle = open_fields[0] if len(open_fields) == 1 else f"{', '.join(open_fields[:-1])} and {open_fields[-1]}"
     tail = ". Run /recommend for the reasons and what could change it."
-    lead = _notes_lead(answer)
     if settle and rec.confidence < CALLS_IT:
         # a verdict most open answers do not keep would contradict the notes it closes ("the
         # strongest case for a TPU ... GPU"): say what would settle it instead, and under a lead
         # that took a side not that the engine "cannot call it" (read as a contradiction, fq80-25)
+        lead = _notes_lead(answer)
         line = (f"Whether that holds for your team turns on {settle}: run /recommend to answer them and get the "
                 "engine's verdict." if lead is not None and lead[2] is not None else
                 f"The recommendation engine cannot call it from what you describe: {settle} would settle it. "

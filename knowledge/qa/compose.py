@@ -94,12 +94,6 @@ def _lead_key(c: Candidate) -> tuple[float, float]:
     return (c.lead, c.relevance)
 
 
-#: "the principal trade-off between adopting GPUs and TPUs" asks what is traded: the verdict that
-#: weighs both sides ("a balance between the freedom to pivot and the power to scale"), whatever else it
-#: names. "The trade-offs we accept by committing to TPUs" (plural) asks for the costs of one side, a list.
-_TRADE_OFF = re.compile(r"\btrade-?off\b(?!s)", re.I)
-
-
 def _situated(question: str) -> bool:
     """Whether a comparison tells something beyond the two accelerators ("we try a new architecture
     every week: GPU or TPU?", "fluid simulation in double precision, which one?")."""
@@ -114,7 +108,8 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, questi
     # a bare comparison ("gpu or tpu?") leads with a verdict that weighs both sides, when one is
     # about as relevant; one that tells a situation gets the verdict that takes a side for it, not
     # "a balance between the freedom to pivot and the power to scale"
-    situated = _situated(question) and not _TRADE_OFF.search(question)
+    # ("the principal trade-off between ..." asks for the verdict that weighs both: `trade_off` in the data)
+    situated = _situated(question) and not vocabulary().trade_off.search(question)
     lead = _lead(verdicts, lambda s: (argues_for(s) is not None) == situated) if verdicts else _lead(cands, lambda s: side_of(s) is not None)
     if lead is None:
         return []
@@ -260,15 +255,11 @@ def _plain(
     return [(c, "verdict" if verdict and c is lead else "answer") for c in ordered]
 
 
-#: A sentence that opens with what to do, or names it ("the usual fixes", "belong in"), is a fix.
-_FIX = re.compile(r"^\W*(?:[a-z]+ing|pick|use|run|keep|pad|move|write|put|avoid|start|profile|check|store|teams? \w+)\b"
-                  r"|\b(?:usual fix\w*|remed\w*|should|must|belongs? in|is the way to)\b", re.I)
-
-
 def _is_cause(c: Candidate) -> bool:
     """A sentence that says why, not what to do ("TPUs compute so fast that they often sit idle, waiting
-    for data ..." against "Avoiding idle time means engineering the whole input pipeline ...")."""
-    return answers_ask("diagnose", c.text) and _FIX.search(c.text) is None and not is_hedge(c.text)
+    for data ..." against "Avoiding idle time means engineering the whole input pipeline ...": a fix by
+    ``fix_shapes`` in ``data/compose.toml``)."""
+    return answers_ask("diagnose", c.text) and vocabulary().fix_shapes.search(c.text) is None and not is_hedge(c.text)
 
 
 def _with_a_cause(chosen: list[Candidate], cands: list[Candidate], params: AnswerParams) -> list[Candidate]:
@@ -345,7 +336,7 @@ def compose(
         for c, score in zip(cands, model.score(feature_rows(cands, store, qvec, ask.type, ask.options))):
             c.lead = float(score)
     chosen: list[tuple[Candidate, str]] = []
-    trade_off = ask is not None and ask.type == "compare" and _TRADE_OFF.search(question) is not None
+    trade_off = ask is not None and ask.type == "compare" and vocabulary().trade_off.search(question) is not None
     two_sided = ask is None or (ask.type == "compare" and (_open_comparison(question, cands) or trade_off))
     if (intent.name in CHOICE_INTENTS or trade_off) and intent.max_sentences > 1 and two_sided:
         chosen = _choice(cands, intent, params, question)

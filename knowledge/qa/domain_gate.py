@@ -125,14 +125,19 @@ class Gate:
         known = self.manifest.known_sources
         return not known or not evidence.lead_sources or any(s in known for s in evidence.lead_sources)
 
-    def declines(self, qvec: np.ndarray, evidence: Evidence) -> bool:
+    def p_out(self, qvec: np.ndarray, evidence: Evidence) -> float:
+        """P(out of domain) for one question and its evidence."""
+        return float(self.probability(gate_features(qvec, evidence))[0])
+
+    def declines(self, qvec: np.ndarray, evidence: Evidence, p_out: float | None = None) -> bool:
+        """Confidently out of the domain; ``p_out``: :meth:`p_out` when the caller has it already."""
         if not self.judges(evidence):
             return False
-        return bool(self.probability(gate_features(qvec, evidence))[0] >= self.manifest.threshold)
+        return (self.p_out(qvec, evidence) if p_out is None else p_out) >= self.manifest.threshold
 
     def admits(self, qvec: np.ndarray, evidence: Evidence) -> bool:
         """Confidently in the domain (below :attr:`GateModel.in_threshold`)."""
-        return bool(self.probability(gate_features(qvec, evidence))[0] < self.manifest.in_threshold)
+        return self.p_out(qvec, evidence) < self.manifest.in_threshold
 
 
 def gate_features(qvec: np.ndarray, evidence: Evidence) -> np.ndarray:
@@ -185,12 +190,12 @@ def out_of_domain(
     gate = _gate_for(qvec, evidence)
     if gate is None or evidence is None:
         return False
-    if not gate.declines(qvec, evidence):
+    p_out = gate.p_out(qvec, evidence)  # once: the preamble rule below reads it too
+    if not gate.declines(qvec, evidence, p_out):
         return False
     if encode is None or len(clause.split()) < _MIN_CLAUSE_WORDS:
         return True
-    if (len(question.split()) - len(clause.split()) > _MAX_PREAMBLE_WORDS
-            and gate.probability(gate_features(qvec, evidence))[0] >= _SURE_OUT):
+    if len(question.split()) - len(clause.split()) > _MAX_PREAMBLE_WORDS and p_out >= _SURE_OUT:
         return True
     # the clause rescues the question only when the gate is confident the clause itself is in the
     # domain: "CUDA error: device-side assert in my loss, how do i fix it" has a clause that is merely
@@ -200,13 +205,12 @@ def out_of_domain(
     return not gate.admits(np.asarray(encode(with_subject(clause, question)), dtype=np.float32), evidence)
 
 
-
 def out_probability(qvec: np.ndarray, evidence: Evidence | None) -> float:
     """The gate's probability that the question is out of the domain (0.0 without a gate)."""
     gate = _gate_for(qvec, evidence)
     if gate is None or evidence is None:
         return 0.0
-    return float(gate.probability(gate_features(qvec, evidence))[0])
+    return gate.p_out(qvec, evidence)
 
 
 def in_domain(qvec: np.ndarray, evidence: Evidence | None) -> bool:

@@ -37,6 +37,8 @@ class ComposeVocabulary(BaseModel):
     domain_terms: str
     generic_words: list[str]
     comparison_words: list[str]
+    trade_off: str
+    fix_shapes: str
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class _Compiled:
     domain: re.Pattern[str]
     generic: frozenset[str]
     comparing: frozenset[str]
+    trade_off: re.Pattern[str]
+    fix_shapes: re.Pattern[str]
 
 
 @lru_cache(maxsize=1)
@@ -67,6 +71,7 @@ def vocabulary() -> _Compiled:
         many(v.for_gpu), many(v.for_tpu), many(v.neutral), many(v.positive),
         many(v.negative), many(v.definitions), re.compile(v.domain_terms, re.I),
         frozenset(tokenize(" ".join(v.generic_words))), frozenset(tokenize(" ".join(v.comparison_words))),
+        re.compile(v.trade_off, re.I), re.compile(v.fix_shapes, re.I),
     )
 
 
