@@ -137,6 +137,9 @@ class ContextCues(BaseModel):
     #: up", "no idea if the loader keeps up"): for a field whose "unknown" is an answer of its own
     #: (profile.SAID_UNKNOWN) that is the answer, not a question about the matched value
     not_known: str = r"(?!x)x"
+    #: right after a match, across its comma: the writer doubts it ("maybe also AWS, not sure
+    #: honestly", "procured from AWS, although this is not finalized"), so it is asked, not assumed
+    hedge_after: str = r"(?!x)x"
 
     @field_validator("negative_subject_fields", "trial_exempt_fields")
     @classmethod
@@ -179,6 +182,7 @@ class CompiledContext:
     trial: re.Pattern[str]
     trial_exempt_fields: frozenset[str]
     not_known: re.Pattern[str]
+    hedge_after: re.Pattern[str]
 
     @classmethod
     def build(cls, cues: ContextCues) -> "CompiledContext":
@@ -210,6 +214,7 @@ class CompiledContext:
             trial=right_before(cues.trial),
             trial_exempt_fields=frozenset(cues.trial_exempt_fields),
             not_known=right_before(cues.not_known),
+            hedge_after=re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cues.hedge_after})\b", re.IGNORECASE),
         )
 
     def retracted(self, text: str, end: int) -> bool:
@@ -263,6 +268,8 @@ class CompiledContext:
         if self.retracted(text, end):  # "tensorflow. no wait, ...": taken back
             return "drop"
         if self.transition_after.search(text[end:min(c_end, end + REACH)]):  # "a Keras shop migrating to JAX": on the way out
+            return "ask"
+        if self.hedge_after.search(text[end:min(s_end, end + REACH)]):  # "maybe also AWS, not sure honestly"
             return "ask"
         return "keep"
 

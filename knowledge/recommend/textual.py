@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from common.errors import RuleError
 from common.validation import one_line_errors
-from knowledge.recommend.context import CompiledContext, ContextCues
+from knowledge.recommend.context import CompiledContext, ContextCues, Verdict
 from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
 from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
 from knowledge.recommend.profile import FIELD_VALUES, is_answer
@@ -83,6 +83,10 @@ class Term(_Patterns):
     #: Fields whose matches inside this one are part of it, not statements of their own:
     #: "strong in both CUDA and JAX" is the team's skill, not its framework.
     shadows: tuple[str, ...] = ()
+    #: The value said as the only one ("inference only", "we just serve it"): other values of the
+    #: field said elsewhere in the message ("a llama finetune", "training is done") are not the
+    #: team's now, so they are dropped rather than joined into "both".
+    exclusive: bool = False
 
     def check(self) -> None:
         super().check()
@@ -200,6 +204,25 @@ def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return b[0] <= a[0] and a[1] <= b[1] and a != b
 
 
+def _others_than_the_only(found: list[Hit], verdicts: list[Verdict], only: set[Hit]) -> list[Verdict]:
+    """Drop every kept match of another value of a field that a kept match says is its only value.
+
+    "inference only. llama finetune.": the fine-tune names the model served, and "the current scope
+    is inference only" after "training is complete" takes training back; without this, both were
+    joined into workload "both" (fm73-05, fm75-08). Two different "only" values contradict each
+    other and are left to the usual question."""
+    sole: dict[str, set[str]] = {}
+    for h, v in zip(found, verdicts):
+        if v == "keep" and h in only:
+            sole.setdefault(h[0], set()).add(h[1])
+    if not sole:
+        return verdicts
+    return [
+        "drop" if v == "keep" and len(sole.get(h[0], ())) == 1 and h[1] not in sole[h[0]] else v
+        for h, v in zip(found, verdicts)
+    ]
+
+
 def _resolve(field: str, hits: list[Hit], includes: tuple[Includes, ...] = ()) -> tuple[Hit | None, bool]:
     """One answer for a field, or (None, True) when its matches disagree."""
     for entry in includes:
@@ -292,6 +315,7 @@ def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
     shadowing: list[tuple[int, int, tuple[str, ...]]] = []
     keyed = _keyed(text, vocab, context) if field is None else []
     shadowing.extend((s, e, shadows) for _, (s, e), shadows in keyed)
+    only: set[Hit] = set()
     for term, pattern in terms:
         if (field is not None and term.field != field) or (term.asked_only and term.field != field):
             continue
@@ -299,10 +323,13 @@ def _read(text: str, field: str | None, vocab: Vocabulary) -> Extraction:
             found.append((term.field, term.value, m.start(), m.end(), term.confidence))
             if term.shadows:
                 shadowing.append((m.start(), m.end(), term.shadows))
+            if term.exclusive:
+                only.add(found[-1])
     found = [h for h in found if not any(h[0] in f and s <= h[2] and h[3] <= e for s, e, f in shadowing)]
     answer = field is not None
     verdicts = [context.judge(text, h[2], h[3], answer, field=h[0]) for h in found]
     found, verdicts = context.said_unknown(text, found, verdicts)
+    verdicts = _others_than_the_only(found, verdicts, only)
     hits = [h for h, v in zip(found, verdicts) if v == "keep"]
     hedged = [h for h, v in zip(found, verdicts) if v == "ask"]
     out = Extraction(dropped=[(h[0], h[2], h[3]) for h, v in zip(found, verdicts) if v == "drop"],

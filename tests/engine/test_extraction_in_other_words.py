@@ -182,3 +182,26 @@ def test_the_loser_of_a_comparison_with_than_is_still_not_stated() -> None:
     # "more than" before a count is a bound; before anything else it still marks the comparison's loser
     assert answers("we care about flexibility more than cost").get("priority") == "flexibility"
     assert answers("cost matters more than flexibility to us").get("priority") == "cost_at_scale"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a side said as the only one: the other side named elsewhere is not joined into "both"
+    ("we run inference only; the checkpoint is a mistral finetune", {"workload": "inference"}),
+    ("pretraining only for now, on 64 H100s", {"workload": "training", "scale": "multi_device"}),
+    # a phase said to be over is not the team's now
+    ("pretraining is finished, we now serve the model to customers", {"workload": "inference"}),
+    ("we're winding down the research phase", {}),
+    # a slip in the word that takes a match back
+    ("we're on gcp, sory, azure actually", {"cloud": "other_single_cloud"}),
+    # a doubt right after the match: asked, never assumed
+    ("the cluster is on Azure, not sure honestly", {}),
+    ("hosting will be on AWS, though that is not finalized", {}),
+    ("we're on AWS, i think we'll stay there", {"cloud": "other_single_cloud"}),
+    # "Cloud TPU" names Google's product, not several clouds
+    ("we train on multiple Cloud TPU v4 slices on Google Cloud", {"cloud": "google_cloud", "workload": "training"}),
+    ("model revisions are infrequent", {"architecture_changes": "rarely"}),
+])
+def test_words_around_a_match_that_narrow_doubt_or_end_it(text: str, expected: dict[str, str]) -> None:
+    got = answers(text)
+    for field in ("workload", "cloud", "stage", "architecture_changes", "scale"):
+        assert got.get(field) == expected.get(field), (text, field, got)

@@ -105,11 +105,17 @@ def test_a_union_field_joins_the_sides_each_reader_finds_and_drops_a_planned_one
     got = extract_message(text, reader).fields["workload"]
     assert got.value == "both" and got.evidence == text
     # a side the rules matched inside a plan or a hedge is not the team's: the side said plainly stays
-    for text in ("we only serve a support bot for our customers. We're thinking about adding our own fine-tuning next year.",
-                 "inference only: the model answers customer traffic in production. we might add some fine-tuning later"):
+    for text in ("we serve a support bot for our customers. We're thinking about adding our own fine-tuning next year.",
+                 "serving: the model answers customer traffic in production. we might add some fine-tuning later"):
         assert extract_message(text, reader, "rules").fields["workload"].value == "both", text
         got = extract_message(text, reader).fields["workload"]
         assert got.value == "inference" and got.evidence.lower() in text.lower(), text
+    # a side said as the only one is the answer for the rules alone; a side the rules refused
+    # ("we don't train ... at all") is not brought back by the heads from a clause that says "both"
+    for text in ("inference only. llama finetune. lambda labs, 2 GPUs.",
+                 "Training is complete; the current scope is inference only. Deployment target is Azure.",
+                 "We serve fraud-scoring models on both AWS and Azure. We don't train on accelerators at all."):
+        assert extract_message(text, reader).fields["workload"].value == "inference", text
     # an explicit answer on a labelled line is left as the user gave it
     assert extract_message("workload: training\nthe model answers live customer traffic", reader).answers()["workload"] == "training"
     # one side said, nothing else: unchanged

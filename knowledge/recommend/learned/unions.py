@@ -109,8 +109,9 @@ def read_unions(
                     said.setdefault(side, (start, end))
         if not said:
             continue  # every side the rules found reads as not plain: the heads may extend an answer, not replace it
+        refused = _refused_sides(union, out)
         for r in _sure_readings(union, out, readings, reader):
-            for side in union.sides_of(r.value):
+            for side in union.sides_of(r.value) - refused:
                 said.setdefault(side, (r.clause.start, r.clause.end))
         value = union.whole if set(union.sides) <= set(said) else next(iter(said))
         if value == current.value:
@@ -120,6 +121,16 @@ def read_unions(
         out.fields[union.field] = FieldEvidence(
             field=union.field, value=value, span=(start, end), evidence=text[start:end],
             confidence=current.confidence)
+
+
+def _refused_sides(union: Union, out: Extraction) -> set[str]:
+    """The sides whose words the rules matched and dropped for the text itself (negated, planned,
+    past, or not the only one: "we don't train on accelerators at all", "inference only"), not for
+    a word list's guess about someone else: the heads may extend the rules' answer with a side
+    the message leaves unsaid, never with one it refuses (fm75-20 read "both" from "we serve ...
+    on both AWS and Azure" beside that denial)."""
+    doubted = {(f, s) for f, s, _ in out.doubted}
+    return {v for f, v, s in out.denied if f == union.field and v in union.sides and (f, s) not in doubted}
 
 
 def _sure_readings(
