@@ -39,7 +39,7 @@ from knowledge.paths import SOURCES_DIR
 if TYPE_CHECKING:  # pragma: no cover
     from knowledge.recommend.extraction import Extraction
 
-__all__ = ["MIN_LETTERS", "Respelling", "respell", "lexicon"]
+__all__ = ["MIN_LETTERS", "Respelling", "respell", "lexicon", "notes_files"]
 
 #: Shorter words are left alone: one edit turns too many short words into other words.
 MIN_LETTERS = 5
@@ -49,6 +49,13 @@ _NOTES_DIR = SOURCES_DIR
 _ESCAPE = re.compile(r"\\[A-Za-z]")
 _LETTERS = re.compile(rf"[a-z]{{{MIN_LETTERS},}}")
 _WORD = re.compile(rf"(?<![A-Za-z])[a-z]{{{MIN_LETTERS},}}(?![A-Za-z])")
+
+
+@lru_cache(maxsize=1)
+def notes_files() -> tuple[Path, ...]:
+    """The shipped notes, as ``files`` for :func:`respell`: a question's slips are respelt to the
+    words the domain is written in (the out-of-domain gate reads it so)."""
+    return tuple(sorted(_NOTES_DIR.glob("*.md")))
 
 
 @lru_cache(maxsize=4)

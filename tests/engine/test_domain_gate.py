@@ -201,3 +201,13 @@ def test_a_request_about_the_answers_form_is_judged_without_it(qa):
     answer = qa.ask("pallas = ? in one line pls")
     assert not answer.declined and "Pallas" in answer.answer and answer.answer.count("[") == 1, answer.answer
     assert qa.ask("whats the capital of france, in one line pls").declined
+
+
+def test_slips_of_the_notes_words_do_not_push_a_covered_question_out(qa):
+    # fq85-07: as written the gate put it out (0.71); with "evryone" and "learnin" respelt it is
+    # confidently in (0.09). Only a confident admission of the respelt text counts: a near-domain
+    # how-to with a slip ("servng") comes nearer the line but stays declined.
+    answer = qa.ask("why is evryone on gpus by default for deep learnin anyway")
+    assert not answer.declined and answer.citations, answer.answer
+    assert "default" in answer.sentences[0].text, answer.answer
+    assert qa.ask("how do i quantize my model to int8 for servng on a tpu, whats the best tool for that").declined
