@@ -47,7 +47,7 @@ MESSAGE_FILES: tuple[Path, ...] = (
 #: are outside writers' messages, which the validation split (a hash slice of the training
 #: files) holds few of. Named one by one, like :data:`MESSAGE_FILES`.
 THRESHOLD_FILES: tuple[Path, ...] = tuple(
-    _EVAL_DATA / "measured" / f"fm{n}.jsonl" for n in (32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72)
+    _EVAL_DATA / "measured" / f"fm{n}.jsonl" for n in (32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77)
 )
 #: Everything the extractor learns from: the weights' manifest records one hash over these files.
 TRAINING_FILES: tuple[Path, ...] = CLAUSE_FILES + MESSAGE_FILES + THRESHOLD_FILES
