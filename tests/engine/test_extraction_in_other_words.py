@@ -200,8 +200,15 @@ def test_the_loser_of_a_comparison_with_than_is_still_not_stated() -> None:
     # "Cloud TPU" names Google's product, not several clouds
     ("we train on multiple Cloud TPU v4 slices on Google Cloud", {"cloud": "google_cloud", "workload": "training"}),
     ("model revisions are infrequent", {"architecture_changes": "rarely"}),
+    # work done outside the team, or outside the scope of the question, is not the team's
+    ("we serve live traffic for the app; fine-tuning is carried out externally", {"workload": "inference"}),
 ])
 def test_words_around_a_match_that_narrow_doubt_or_end_it(text: str, expected: dict[str, str]) -> None:
     got = answers(text)
     for field in ("workload", "cloud", "stage", "architecture_changes", "scale"):
         assert got.get(field) == expected.get(field), (text, field, got)
+
+
+def test_a_concern_line_answers_the_priority_question() -> None:
+    assert answers("- biggest concern: keeping the cloud bill down")["priority"] == "cost_at_scale"
+    assert answers("priority: our spend")["priority"] == "cost_at_scale"
