@@ -202,6 +202,9 @@ def test_the_loser_of_a_comparison_with_than_is_still_not_stated() -> None:
     ("model revisions are infrequent", {"architecture_changes": "rarely"}),
     # work done outside the team, or outside the scope of the question, is not the team's
     ("we serve live traffic for the app; fine-tuning is carried out externally", {"workload": "inference"}),
+    # a plan about the cloud, and the loser of a balance, are not the team's answer
+    ("we will probably move to azure next year, for now it's all GKE", {"cloud": "google_cloud"}),
+    ("serving to users; we host an API on our own racks", {"workload": "inference", "cloud": "on_prem"}),
 ])
 def test_words_around_a_match_that_narrow_doubt_or_end_it(text: str, expected: dict[str, str]) -> None:
     got = answers(text)
@@ -212,3 +215,8 @@ def test_words_around_a_match_that_narrow_doubt_or_end_it(text: str, expected: d
 def test_a_concern_line_answers_the_priority_question() -> None:
     assert answers("- biggest concern: keeping the cloud bill down")["priority"] == "cost_at_scale"
     assert answers("priority: our spend")["priority"] == "cost_at_scale"
+
+
+def test_a_priority_said_to_be_secondary_or_balanced_is_not_the_priority() -> None:
+    assert answers("Cost is of minor importance to us; flexibility is what we need.")["priority"] == "flexibility"
+    assert answers("we want a balance between low cost and the freedom to change models")["priority"] == "balanced"
