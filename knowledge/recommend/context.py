@@ -188,6 +188,10 @@ class CompiledContext:
     def build(cls, cues: ContextCues) -> "CompiledContext":
         fill = rf"(?:\s+(?:{cues.filler}))*"
 
+        def right_after(cue: str) -> re.Pattern[str]:
+            # right after a match, across at most its comma, bracket or dash: "aws, er azure", "AWS (I think)"
+            return re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cue})\b", re.IGNORECASE)
+
         def right_before(cue: str) -> re.Pattern[str]:
             # the cue's reach spans a few coordinated items: "not on AWS or GCP", "between AWS and GCP", "not torch/tf/jax"
             return re.compile(rf"(?:{cue}){fill}(?:\s*[\w.+-]+(?:\s+[\w.+-]+)?(?:\s+(?:and|or|nor|vs\.?|versus)|\s*/){fill}){{0,3}}\s*$", re.IGNORECASE)
@@ -208,13 +212,13 @@ class CompiledContext:
             others=re.compile(rf"\b(?:{cues.others_subject})\b|{cues.others}", re.IGNORECASE),
             negative_subject=re.compile(cues.negative_subject, re.IGNORECASE),
             negative_subject_fields=frozenset(cues.negative_subject_fields),
-            correction_after=re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cues.correction_after})\b", re.IGNORECASE),
+            correction_after=right_after(cues.correction_after),
             retraction_after=re.compile(rf"^\s*[.!,;(\u2014-]?\s*(?:{cues.retraction_after})\b", re.IGNORECASE),
             preferred_over=re.compile(rf"(?:{cues.preferred_over})\s*$", re.IGNORECASE),
             trial=right_before(cues.trial),
             trial_exempt_fields=frozenset(cues.trial_exempt_fields),
             not_known=right_before(cues.not_known),
-            hedge_after=re.compile(rf"^\s*[,(\u2014-]?\s*(?:{cues.hedge_after})\b", re.IGNORECASE),
+            hedge_after=right_after(cues.hedge_after),
         )
 
     def retracted(self, text: str, end: int) -> bool:
