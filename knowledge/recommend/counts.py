@@ -36,6 +36,8 @@ class Counts(BaseModel):
     confidence: float = Field(gt=0.0, le=1.0)
     #: people counted ("8 ML engineers", "a team of 4 devs"): a count, but of the team, never of devices
     people_units: str = "(?!)"
+    #: the words of "one GPU box": a single node named by the one GPU it holds
+    one_gpu_node: str = "(?!)"
 
 
 def count_patterns(c: Counts, numbers: Mapping[str, int], multipliers: Mapping[str, int]) -> list[re.Pattern[str]]:
@@ -87,9 +89,11 @@ def count_hits(
         if m.groupdict().get("pod"):  # pods are the big machines: any number of them is massive
             value = "massive"
         elif m.groupdict().get("node") or ("-" not in m.group(0) and _node_after(c.node_units).match(text, m.end())):
-            # a node holds several accelerators: one node is already multi-device ("one GPU server"
-            # counts servers: its "GPU" says what they hold; "a single-GPU box" counts GPUs)
-            value = "massive" if n >= c.node_massive_min else "multi_device"
+            # a node holds several accelerators: one node is already multi-device ("one p4d box", "one
+            # big box"; "a single-GPU box" counts GPUs), unless it is named by its one GPU ("one GPU
+            # box", "a single 4090 box"); "one GPU server with 2 cards" is 2 (the device count wins below)
+            one_gpu = n == 1 and _one_gpu(c.one_gpu_node).search(m.group(0)) is not None
+            value = "single_device" if one_gpu else "massive" if n >= c.node_massive_min else "multi_device"
             nodes.append((n, m.start(), m.end()))
         else:
             value = _by_devices(n, c)
@@ -101,6 +105,12 @@ def count_hits(
 @lru_cache(maxsize=4)
 def _node_after(node_units: str) -> re.Pattern[str]:
     return re.compile(rf"\s+(?:{node_units})\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4)
+def _one_gpu(one_gpu_node: str) -> re.Pattern[str]:
+    """The unit words of a node count of one that name the node's single GPU ("one GPU box")."""
+    return re.compile(rf"\s(?:{one_gpu_node})(?:\s+\S+)?$", re.IGNORECASE)
 
 
 def _by_devices(n: int, c: Counts) -> str:

@@ -220,3 +220,26 @@ def test_a_concern_line_answers_the_priority_question() -> None:
 def test_a_priority_said_to_be_secondary_or_balanced_is_not_the_priority() -> None:
     assert answers("Cost is of minor importance to us; flexibility is what we need.")["priority"] == "flexibility"
     assert answers("we want a balance between low cost and the freedom to change models")["priority"] == "balanced"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a way out named beside the kernels makes them a few replaceable ones (fm79-27, fm79-44)
+    ("A few of our layers rely on custom CUDA code, though there are slower standard equivalents we could switch to.",
+     {"custom_kernels": "some"}),
+    ("we have a coupel custom cuda ops but could live without them", {"custom_kernels": "some"}),
+    ("We have some custom ops for audio feature extraction, but they're not central.", {"custom_kernels": "some"}),
+    ("we have custom kernels but they are not critical to the model", {"custom_kernels": "some"}),
+    ("our model relies heavily on custom CUDA kernels", {"custom_kernels": "critical"}),
+    # the kernel the model exists for (fm79-14)
+    ("Kernels: a Triton kernel for our sparse attention, which is the whole point of the model", {"custom_kernels": "critical"}),
+    # a frequency denied is not the one said (fm79-46)
+    ("The model architecture we change sometimes, not often, not rare.", {"architecture_changes": "sometimes"}),
+    ("The model is mature and live; changes to its structure are rare.", {"stage": "production", "architecture_changes": "rarely"}),
+    # predictions made and models hosted for others are serving (fm79-18, fm79-21)
+    ("We make only prediction for clients, no training.", {"workload": "inference"}),
+    ("Doing: fine-tuning LLMs and hosting them for users", {"workload": "both"}),
+])
+def test_how_much_the_kernels_matter_how_often_things_change_and_whom_the_work_serves(text: str, expected: dict[str, str]) -> None:
+    got = answers(text)
+    for field in ("custom_kernels", "architecture_changes", "stage", "workload"):
+        assert got.get(field) == expected.get(field), (text, field, got)

@@ -163,6 +163,23 @@ def test_a_node_count_with_the_devices_of_each_node_is_their_product(text: str, 
     assert got.answers().get("scale") == scale and not any(c.field == "scale" for c in got.confirmations), text
 
 
+@pytest.mark.parametrize(("text", "scale"), [
+    ("one gpu box for now", "single_device"),  # fm76-02
+    ("hw: one GPU box in our office", "single_device"),  # fm78-35
+    ("a single 4090 box under my desk", "single_device"),
+    ("one A10G server, serving a small model", "single_device"),
+    ("one GPU server in the lab with 2 cards inside", "multi_device"),  # the device count says two
+    ("one p4d box doing fine-tuning", "multi_device"),  # a machine of eight GPUs
+    ("one big box", "multi_device"),
+    ("two GPU servers", "multi_device"),
+    ("one TPU host", "multi_device"),  # a TPU host holds four to eight chips
+])
+def test_one_node_named_by_its_one_gpu_is_a_single_device(text: str, scale: str) -> None:
+    # outside writers label "one GPU box", "a single GPU server", "one A10G box" as one device (eight
+    # messages, none otherwise); every node count read as multi-device (fm76-02, fm78-35)
+    assert profile_from_text(text).answers().get("scale") == scale, text
+
+
 @pytest.mark.parametrize("text", [
     "cheapest isn't the point, i just want to hack on whatever without friction",
     "we don't care about being the cheapest",
