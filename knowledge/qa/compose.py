@@ -30,6 +30,7 @@ import numpy as np
 from indexer.ondisk import Store
 from knowledge.qa.answers import AnswerSentence, Citation
 from knowledge.qa.asks import Ask
+from knowledge.qa.both_sides import with_other_side
 from knowledge.qa.candidates import (
     Candidate,
     candidates,
@@ -349,7 +350,8 @@ def compose(
         # a TPU run on its vector units ...") answers the ask before it, not this one
         chosen = _plain(question, cands, intent, params, ask, lambda s: can_lead(s) and vocabulary().gpu.search(s) is not None)
     if not chosen:
-        chosen = _plain(question, cands, intent, params, ask, can_lead)
+        chosen = with_other_side(question, _plain(question, cands, intent, params, ask, can_lead), cands, ask,
+                                 intent.max_sentences, reserved)
     # "what's going on and what should we change first?": the fixes are the second ask's answer; quoted
     # as the first one's support, they left the second with "stay on GPUs" (fq65-26)
     chosen = chosen[:1] + [(c, role) for c, role in chosen[1:] if c.text not in reserved]

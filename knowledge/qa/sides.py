@@ -39,6 +39,7 @@ class ComposeVocabulary(BaseModel):
     comparison_words: list[str]
     trade_off: str
     fix_shapes: str
+    both_sides: str
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class _Compiled:
     comparing: frozenset[str]
     trade_off: re.Pattern[str]
     fix_shapes: re.Pattern[str]
+    both_sides: re.Pattern[str]
 
 
 @lru_cache(maxsize=1)
@@ -71,7 +73,7 @@ def vocabulary() -> _Compiled:
         many(v.for_gpu), many(v.for_tpu), many(v.neutral), many(v.positive),
         many(v.negative), many(v.definitions), re.compile(v.domain_terms, re.I),
         frozenset(tokenize(" ".join(v.generic_words))), frozenset(tokenize(" ".join(v.comparison_words))),
-        re.compile(v.trade_off, re.I), re.compile(v.fix_shapes, re.I),
+        re.compile(v.trade_off, re.I), re.compile(v.fix_shapes, re.I), re.compile(v.both_sides, re.I),
     )
 
 

@@ -102,6 +102,18 @@ def test_how_large_before_a_noun_is_no_size_question(qa):
         assert qa.intent(qa.clean(question)[0]).name == "figure", question
 
 
+def test_a_comparison_of_both_accelerators_on_one_matter_answers_for_each(qa):
+    # engineers judged answers on GPU clusters alone incomplete where the question compared the
+    # software of both (fq87-15, fq88-10, fq89-31): the notes' TPU sharding sentence sits beside the
+    # NCCL one in the same paragraph
+    answer = qa.ask("Regarding the scaling plan: how does distributing one training run over many accelerators "
+                    "differ between a TPU deployment and a GPU cluster, in terms of the software each relies on?")
+    assert re.search(r"NCCL", answer.answer) and re.search(r"shard_map|jax\.sharding", answer.answer), answer.answer
+    # a question of one side only is not padded with the other
+    one_side = qa.ask("how do GPU clusters scale across nodes?")
+    assert "shard_map" not in one_side.answer, one_side.answer
+
+
 def test_a_starved_chip_told_at_length_is_diagnosed_by_its_input_pipeline(qa):
     # fq37: "Feeding a TPU fast enough takes a host input pipeline" says what a starved chip needs;
     # a diagnosis cue missed "Feeding", and the ConcretizationTypeError sentence ("means") led instead
