@@ -83,9 +83,9 @@ class Term(_Patterns):
     #: Fields whose matches inside this one are part of it, not statements of their own:
     #: "strong in both CUDA and JAX" is the team's skill, not its framework.
     shadows: tuple[str, ...] = ()
-    #: The value said as the only one ("inference only", "training only so far"): other values of the
-    #: field said elsewhere in the message ("a fine-tuned llama", "training is done") are not the
-    #: team's now, so they are dropped rather than joined into "both".
+    #: The value said as the only one ("inference only"; kernels "we could live without"): other values
+    #: of the field said elsewhere in the message ("a fine-tuned llama"; "hand-written CUDA") are not
+    #: the team's now, so they are dropped rather than joined ("both") or preferred (critical).
     exclusive: bool = False
 
     def check(self) -> None:

@@ -238,8 +238,52 @@ def test_a_priority_said_to_be_secondary_or_balanced_is_not_the_priority() -> No
     # predictions made and models hosted for others are serving (fm79-18, fm79-21)
     ("We make only prediction for clients, no training.", {"workload": "inference"}),
     ("Doing: fine-tuning LLMs and hosting them for users", {"workload": "both"}),
+    # a way out beside the kernels outweighs how they are written (fm81-21); "does not run without them"
+    # is dependence, "nothing works without them" too (fm25-32, fm81-27)
+    ("kernels: a few hand-written CUDA ops, nice to have but not essential", {"custom_kernels": "some"}),
+    ("Our custom CUDA kernels for temporal attention are essential; the model does not run without them.",
+     {"custom_kernels": "critical"}),
+    ("we rely on custom CUDA ops for point-cloud processing, and nothing works without them", {"custom_kernels": "critical"}),
+    ("lots of custom Triton/CUDA kernels we depend on", {"custom_kernels": "critical"}),
+    ("We rely on a small number of custom kernels, although none of them is indispensable.", {"custom_kernels": "some"}),
+    ("we arent writing any custon kernals, never have", {"custom_kernels": "none"}),
+    ("- Custom ops: we don't write any", {"custom_kernels": "none"}),
+    # "deployed" alone is not serving; trained and deployed is both (fm80-05, fm81-26, fm53-32)
+    ("The model is mature and deployed in production; architectural revisions are rare.",
+     {"stage": "production", "architecture_changes": "rarely"}),
+    ("We train and also deploy the models.", {"workload": "both"}),
+    ("our model is running for customers since one year already", {"stage": "production"}),
+    ("we do reserch, pure trial and error rn", {"stage": "exploration"}),
 ])
 def test_how_much_the_kernels_matter_how_often_things_change_and_whom_the_work_serves(text: str, expected: dict[str, str]) -> None:
     got = answers(text)
     for field in ("custom_kernels", "architecture_changes", "stage", "workload"):
         assert got.get(field) == expected.get(field), (text, field, got)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("hi, were a startup on GCP, the bill is kilin us as we grow", "cost_at_scale"),  # fm81-23
+    ("When we grow, the money is most important thing for us.", "cost_at_scale"),  # fm81-04
+    ("what matters: freedom to change > cost", "flexibility"),  # fm81-49
+    ("We'd still rather keep the freedom to swap models quickly than squeeze every dollar.", "flexibility"),  # fm81-34
+    # a balance said outright holds the sides it names (fm25-28)
+    ("We'd like a balanced answer: we care about cost, but not at the expense of being able to swap models.", "balanced"),
+])
+def test_a_priority_said_through_the_bill_or_a_comparison(text: str, expected: str) -> None:
+    assert answers(text).get("priority") == expected, text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Our input pipeline is honestly fine, the chips never sit waiting for data.", "keeps_up"),  # fm80-03
+    ("Our data is coming from network storage and it is enough fast, GPU always busy.", "keeps_up"),  # fm80-25
+    ("the GPUs sit idle waiting for data half the time", "cannot_keep_up"),
+])
+def test_a_pipeline_said_through_how_busy_the_chips_are(text: str, expected: str) -> None:
+    assert answers(text).get("data_pipeline") == expected, text
+
+
+def test_a_provider_named_alone_under_its_label_is_the_cloud() -> None:
+    # fm80-28: "Provider: Oracle" (in prose, "Oracle" alone may be the database)
+    assert answers("Phase: R&D, nothing shipped\nProvider: Oracle")["cloud"] == "other_single_cloud"
+    assert "cloud" not in answers("we store the labels in an Oracle database")
+
