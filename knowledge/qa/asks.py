@@ -59,6 +59,7 @@ class SplitCues(_Strict):
     joiners: list[str]
     #: joiners that split only a piece which itself opens by asking ("why does it recompile, how do I stop it?")
     asked_joiners: list[str] = []
+    series_joiners: list[str] = []
     #: a later ask with one of these words leans on the ask before it (see knowledge.qa.joining)
     leans: str
     #: the clause of a question sentence that asks, after a comma or dash (see :func:`cue_type`)

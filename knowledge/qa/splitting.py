@@ -51,10 +51,25 @@ def _label(text: str) -> str:
     return short + ("…" if len(words) > 7 else "")
 
 
+def _series(text: str, joiners: list[str]) -> list[str]:
+    """``text`` split into its questions when it is a series of three or more that opens by asking
+    (``series_joiners`` in ``data/asks.toml``); else ``[text]``."""
+    if not opens_by_asking(text):
+        return [text]
+    pieces = [text]
+    for joiner in joiners:
+        pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
+    return pieces if len(pieces) >= 3 else [text]
+
+
+#: "what's HBM", "what is XLA": a definition asked, however short, is an ask of its own
+_DEFINITION_ASKED = re.compile(r"^\W*(?:what|who)(?:['\u2019]s|\s+(?:is|are))\s+\w", re.I)
+
+
 def _merge_short(parts: list[str], min_words: int) -> list[str]:
     out: list[str] = []
     for p in parts:
-        if out and len(p.split()) < min_words:
+        if out and len(p.split()) < min_words and not _DEFINITION_ASKED.match(p):
             out[-1] = f"{out[-1]} {p}"
         else:
             out.append(p)
@@ -123,9 +138,15 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
             parts = [body]
         if announced is not None:
             context = f"{announced.group(0).strip(' :')} {context}".strip()
+    if len(parts) == 1 and not context:
+        # a series of questions told after a remark ("reading a spec sheet and kinda lost 🙃 what's an
+        # MXU, what's HBM, and is a pod slice the same thing as a pod?"): the remark is their context
+        *remark, last = question_sentences(parts[0]) or [parts[0]]
+        if remark and len(_series(last, data.split.series_joiners)) > 1:
+            context, parts = " ".join(remark), [last]
     joined: list[str] = []
     for part in parts:
-        pieces = [part]
+        pieces = _series(part, data.split.series_joiners)
         for joiner in data.split.joiners:
             pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
         for joiner in data.split.asked_joiners:

@@ -216,3 +216,15 @@ def test_an_ask_split_off_before_its_question_mark_is_focused_on_its_asking_sent
     first = split_asks(text)[0][0]
     assert focus_of(first.text) == "What is going on"
     assert focus_of("We run on GCP. Is that a problem?") == "Is that a problem?"
+
+
+def test_a_series_of_questions_in_one_sentence_is_one_ask_each():
+    # fq90-36: "what's HBM" went unanswered inside one ask about MXUs and pod slices
+    asks, context, _ = split_asks("reading a spec sheet and kinda lost 🙃 what's an MXU, what's HBM, and is a pod slice the same thing as a pod?")
+    assert [a.text for a in asks] == ["what's an MXU", "what's HBM", "is a pod slice the same thing as a pod?"]
+    assert context.startswith("reading a spec sheet")
+    # two clauses are one question: a condition and its ask, or an ask and its follow-up
+    for question in ("Does Google Cloud offer academic discounts on TPU hours, and what is the application process?",
+                     "When we use TPU, where should the preprocessing run?",
+                     "what is XLA, and why does it matter for TPUs?"):
+        assert len(split_asks(question)[0]) == 1, question
