@@ -287,3 +287,19 @@ def test_a_provider_named_alone_under_its_label_is_the_cloud() -> None:
     assert answers("Phase: R&D, nothing shipped\nProvider: Oracle")["cloud"] == "other_single_cloud"
     assert "cloud" not in answers("we store the labels in an Oracle database")
 
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # read from fm82 after its first measurement
+    ("The deployment target is Microsoft Azure.", {"cloud": "other_single_cloud"}),  # Microsoft's cloud is no one else's situation
+    ("We're thinking about going multi-cloud next year, but for now it's just us and GCP.", {"cloud": "google_cloud"}),
+    ("We have a couple of hand-written CUDA kernels for some preprocessing ops, nice to have but not essential.",
+     {"custom_kernels": "some"}),
+    ("Quick facts:\n- Hosting: Azure\n- Accelerators: one per job", {"cloud": "other_single_cloud", "scale": "single_device"}),
+    ("We need the most cheap way when we grow.", {"priority": "cost_at_scale"}),
+    ("we're locking down the design and only make occasional changes.", {"architecture_changes": "sometimes"}),
+])
+def test_a_cloud_a_plan_and_a_count_said_in_passing(text: str, expected: dict[str, str]) -> None:
+    got = answers(text)
+    for field in ("cloud", "custom_kernels", "scale", "priority", "architecture_changes"):
+        assert got.get(field) == expected.get(field), (text, field, got)
