@@ -22,6 +22,8 @@ quote FAQ sentences like any others.
 
 from __future__ import annotations
 
+import re
+
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -52,6 +54,8 @@ class FaqForms(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     generic: list[str] = []
+    #: phrases whose words are one topic though each alone is generic ("give up": "give" is generic)
+    phrases: list[str] = []
     entry: list[_FormEntry]
 
     def by_question(self) -> dict[str, list[str]]:
@@ -164,16 +168,17 @@ class CuratedMatcher:
         data = forms or faq_forms()
         known = data.by_question() if embedder is not None else {}
         self._generic = set(tokenize(" ".join(data.generic)))
+        self._phrases = [re.compile(p, re.I) for p in data.phrases]
         self._topics: list[set[str]] = []
         #: the words an entry is asked in: its question and its forms
         self._asked: list[set[str]] = []
         texts: list[str] = []
         for i, entry in enumerate(self.entries):
-            words = set(tokenize(entry.question))
+            words = self._words(entry.question)
             for form in known.get(entry.question, []):
                 texts.append(form)
                 owners.append(i)
-                words |= set(tokenize(form))
+                words |= self._words(form)
             self._topics.append(words - self._generic)
             self._asked.append(words)
         if texts and embedder is not None:
@@ -199,7 +204,11 @@ class CuratedMatcher:
     def names_topic(self, question: str, entry: CuratedEntry) -> bool:
         """Whether the question shares a topic word (not a generic one) with the entry."""
         i = self.entries.index(entry)
-        return bool((set(tokenize(question)) - self._generic) & self._topics[i])
+        return bool((self._words(question) - self._generic) & self._topics[i])
+
+    def _words(self, text: str) -> set[str]:
+        """``text``'s tokens, each of the data's phrases it holds as one more ("give up" -> "giveup")."""
+        return set(tokenize(text)) | {re.sub(r"\W+", "", m.group(0).lower()) for p in self._phrases for m in p.finditer(text)}
 
     def misses_rare_word(self, question: str, qvec: np.ndarray, entry: CuratedEntry, min_idf: float) -> bool:
         """Whether the question names a word the notes say in only a few sentences (inverse

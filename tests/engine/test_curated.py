@@ -83,6 +83,18 @@ def test_a_general_entry_does_not_answer_a_question_about_a_rarer_thing_the_note
         assert qa.ask(question).mode == "curated", question
 
 
+def test_giving_up_is_the_topic_of_the_give_up_entry_and_what_gives_is_not(qa):
+    # "give" alone is generic ("our TPUs keep idling, what gives?" must not claim the entry), but
+    # "giving up" names its topic: "what we would be giving up by standardising on TPUs" shared no
+    # other word with "What do we give up when we choose a TPU?" (fq86-17, fq90-26, fq91-06)
+    question = "Please enumerate the principal trade-offs an organisation accepts when giving up GPUs and standardising on TPUs."
+    entry = next(e for e in qa.curated.entries if e.question.startswith("What do we give up"))
+    assert qa.curated.names_topic(question, entry)
+    assert not qa.curated.names_topic("our TPUs keep idling, what gives?", entry)
+    answer = qa.ask("Please enumerate the principal trade-offs an organisation accepts when standardising on TPUs.")
+    assert answer.mode == "curated" and "gives up flexibility" in answer.answer, answer.answer
+
+
 def test_a_close_question_gets_the_curated_answer_verbatim(qa):
     answer = qa.ask(PARAPHRASE)
     assert answer.mode == "curated" and not answer.declined
