@@ -23,7 +23,6 @@ quote FAQ sentences like any others.
 from __future__ import annotations
 
 import re
-
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
