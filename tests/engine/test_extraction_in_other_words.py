@@ -298,8 +298,13 @@ def test_a_provider_named_alone_under_its_label_is_the_cloud() -> None:
     ("Quick facts:\n- Hosting: Azure\n- Accelerators: one per job", {"cloud": "other_single_cloud", "scale": "single_device"}),
     ("We need the most cheap way when we grow.", {"priority": "cost_at_scale"}),
     ("we're locking down the design and only make occasional changes.", {"architecture_changes": "sometimes"}),
+    # read from fm83 after its first measurement: work another team does is not the team's, and a
+    # cost kept sane "but we don't want to lose" flexibility is a balance
+    ("Our job is training new versions; another team handles serving.", {}),
+    ("we'd like costs to stay sane as traffic climbs, but we don't want to lose the ability to iterate", {"priority": "balanced"}),
 ])
 def test_a_cloud_a_plan_and_a_count_said_in_passing(text: str, expected: dict[str, str]) -> None:
     got = answers(text)
     for field in ("cloud", "custom_kernels", "scale", "priority", "architecture_changes"):
         assert got.get(field) == expected.get(field), (text, field, got)
+    assert got.get("workload") in (None, "training"), (text, got)
