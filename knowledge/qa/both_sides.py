@@ -45,6 +45,14 @@ def with_other_side(
         return chosen
     if not (voc.gpu.search(question) and voc.tpu.search(question) and voc.both_sides.search(question)):
         return chosen
+    taken = {c.text for c, _ in chosen} | reserved
+    lead = chosen[0][0]
+    pair = _beside_lead(lead, cands, taken)
+    if pair is not None:
+        # the notes answer the matter for each side in two sentences side by side ("Large TPU jobs
+        # shard ... with jax.sharding and shard_map. GPU clusters scale across nodes with NCCL ..."):
+        # a lead about one side is followed by its pair, whatever the supports name (fq92-37)
+        return [chosen[0], (pair, "answer"), *chosen[1:]][:max_sentences]
     # answered for each already, by two sentences or one naming both ("TPUs use bfloat16 ..., so TPU
     # training needs none of the loss scaling that float16 training on GPUs relies on")
     gpu = any(voc.gpu.search(c.text) for c, _ in chosen)
@@ -57,7 +65,6 @@ def with_other_side(
     present = voc.gpu if missing == "gpu" else voc.tpu
     absent = voc.tpu if missing == "gpu" else voc.gpu
     sections = {c.chunk.chunk_id for c, _ in chosen}
-    taken = {c.text for c, _ in chosen} | reserved
     pool = [
         c for c in cands
         if c.chunk.chunk_id in sections and c.text not in taken and present.search(c.text) and not absent.search(c.text)
@@ -76,3 +83,27 @@ def with_other_side(
     best = max(pool, key=lambda c: ((c.chunk.chunk_id, c.position) in beside, not is_verdict(c.text), c.relevance))
     kept = chosen if len(chosen) < max_sentences else chosen[: max_sentences - 1]
     return [*kept, (best, "answer")]
+
+
+def _one_side(text: str) -> str | None:
+    """'gpu' or 'tpu' when ``text`` names that accelerator and not the other; else None."""
+    voc = vocabulary()
+    gpu, tpu = voc.gpu.search(text) is not None, voc.tpu.search(text) is not None
+    return None if gpu == tpu else "gpu" if gpu else "tpu"
+
+
+def _beside_lead(lead: Candidate, cands: list[Candidate], taken: set[str]) -> Candidate | None:
+    """The sentence right before or after ``lead`` in its section when the two each name one side, a
+    different one, neither is a verdict, and it can stand in an answer; else None."""
+    side = _one_side(lead.text)
+    # a verdict ("a team that runs large GPU clusters well can stay on GPUs") has for its neighbour the
+    # other verdict, not the same matter on the other side
+    if side is None or is_verdict(lead.text):
+        return None
+    for c in cands:
+        if (c.chunk.chunk_id == lead.chunk.chunk_id and abs(c.position - lead.position) == 1 and c.text not in taken
+                and _one_side(c.text) not in (None, side) and not is_verdict(c.text) and not is_hedge(c.text)
+                and dangling_opener(c.text) is None):
+            return c
+    return None
+

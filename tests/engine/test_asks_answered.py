@@ -109,6 +109,11 @@ def test_a_comparison_of_both_accelerators_on_one_matter_answers_for_each(qa):
     answer = qa.ask("Regarding the scaling plan: how does distributing one training run over many accelerators "
                     "differ between a TPU deployment and a GPU cluster, in terms of the software each relies on?")
     assert re.search(r"NCCL", answer.answer) and re.search(r"shard_map|jax\.sharding", answer.answer), answer.answer
+    # a comparison led by one side's sentence gets its pair from beside it in the notes, whatever the
+    # supporting sentences name (fq92-37: NCCL, then the workshop and the factory)
+    paired = qa.ask("Could you compare how large training jobs are distributed across many accelerators on TPUs "
+                    "versus GPU clusters, in terms of the software involved?")
+    assert re.search(r"NCCL", paired.answer) and re.search(r"shard_map|jax\.sharding", paired.answer), paired.answer
     # a question of one side only is not padded with the other
     one_side = qa.ask("how do GPU clusters scale across nodes?")
     assert "shard_map" not in one_side.answer, one_side.answer
