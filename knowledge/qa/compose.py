@@ -248,6 +248,8 @@ def _plain(
                            [lead, *listed], top=lead.relevance)
     if ask is not None and ask.type == "diagnose" and others:
         others = _with_a_cause([lead, *others], [c for c in cands if on_topic(c, adds, lead, params)], params)[1:]
+    if ask is not None and ask.type == "diagnose" and 1 + len(others) < intent.max_sentences:
+        others = _with_a_fix([lead, *others], cands, params)[1:]
     ordered = with_predecessors([lead] + sorted(others, key=doc_order), cands, intent.max_sentences)
     # a comparison on one point is settled by a lead that takes a side: it is the answer's verdict
     verdict = ask is not None and (
@@ -277,6 +279,19 @@ def _with_a_cause(chosen: list[Candidate], cands: list[Candidate], params: Answe
     causes = [c for c in cands if c not in chosen and c.chunk.chunk_id in sections and _is_cause(c)
               and dangling_opener(c.text) is None and c.relevance >= floor and not redundant(c, chosen[:-1], params)]
     return chosen[:-1] + [max(causes, key=lambda c: c.relevance)] if causes else chosen
+
+
+def _with_a_fix(chosen: list[Candidate], cands: list[Candidate], params: AnswerParams) -> list[Candidate]:
+    """A diagnosis answered with causes alone gains the fix its lead's own section gives, the nearest
+    one: "jax model keeps recompiling every few steps" got why, not the padding and static arguments
+    the next sentence says stop it (an engineer, fq92-11)."""
+    shapes = vocabulary().fix_shapes
+    if any(shapes.search(c.text) for c in chosen):
+        return chosen
+    lead = chosen[0]
+    fixes = [c for c in cands if c not in chosen and c.chunk.chunk_id == lead.chunk.chunk_id and shapes.search(c.text)
+             and not is_hedge(c.text) and dangling_opener(c.text) is None and not redundant(c, chosen, params)]
+    return chosen + [min(fixes, key=lambda c: (abs(c.position - lead.position), -c.relevance))] if fixes else chosen
 
 
 #: Asks whose lead answers about the accelerator they name; a team's trouble, fix or choice is

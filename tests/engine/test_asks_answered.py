@@ -119,6 +119,14 @@ def test_a_comparison_of_both_accelerators_on_one_matter_answers_for_each(qa):
     assert "shard_map" not in one_side.answer, one_side.answer
 
 
+def test_a_trouble_answered_with_its_cause_also_gets_the_fix_beside_it(qa):
+    # an engineer, fq92-11: the cause of the recompiling, not the padding and static arguments the
+    # notes' next sentence says stop it
+    answer = qa.ask("jax model keeps recompiling every few steps")
+    assert answer.sentences[0].text.startswith("When jax.jit keeps retracing"), answer.answer
+    assert re.search(r"Padding inputs|static arguments stop", answer.answer), answer.answer
+
+
 def test_a_starved_chip_told_at_length_is_diagnosed_by_its_input_pipeline(qa):
     # fq37: "Feeding a TPU fast enough takes a host input pipeline" says what a starved chip needs;
     # a diagnosis cue missed "Feeding", and the ConcretizationTypeError sentence ("means") led instead
