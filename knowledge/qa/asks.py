@@ -106,12 +106,14 @@ class AskData(_Strict):
     #: asks for a method that are typed by the model, not by these words (see :func:`asks_for_method`)
     method_requests: list[str] = []
     lead: dict[str, list[str]]
+    #: what a curated FAQ answer's first sentence must also hold for an ask of each type
+    curated: dict[str, list[str]] = {}
     hedges: Hedges
     aliases: dict[str, list[str]] = {}
     objects: Objects
     language: Language
 
-    @field_validator("types", "lead")
+    @field_validator("types", "lead", "curated")
     @classmethod
     def _known(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
         unknown = set(v) - set(ASK_TYPES)

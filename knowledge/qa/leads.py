@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from knowledge.qa.asks import ask_data
 
-__all__ = ["answers_ask", "has_lead_cues", "is_hedge", "key_objects", "names_object", "excuses_object", "foreign_language"]
+__all__ = ["answers_ask", "opens_curated", "has_lead_cues", "is_hedge", "key_objects", "names_object", "excuses_object", "foreign_language"]
 
 
 def has_lead_cues(ask_type: str) -> bool:
@@ -65,6 +65,13 @@ def answers_ask(ask_type: str, sentence: str, options: tuple[str, ...] = ()) -> 
     if not cues:
         return True
     return any(p.search(sentence) for p in cues)
+
+
+def opens_curated(ask_type: str, sentence: str, options: tuple[str, ...] = ()) -> bool:
+    """Whether a curated FAQ answer opening with ``sentence`` answers an ask of ``ask_type``: it must
+    do what a lead must, and what ``[curated]`` in asks.toml adds for the type."""
+    cues = [re.compile(p, re.I) for p in ask_data().curated.get(ask_type, [])]
+    return answers_ask(ask_type, sentence, options) and (not cues or any(p.search(sentence) for p in cues))
 
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.%/+-]*")

@@ -44,7 +44,7 @@ from knowledge.qa.hygiene import MAX_QUESTION_CHARS, EmptyQuestionError, clean_q
 from knowledge.qa.intent import CHOICE_INTENTS, Intent, IntentClassifier, form_free, intent_data
 from knowledge.qa.joining import answer_asks, join_asks, join_sentences
 from knowledge.qa.lead_model import lead_model
-from knowledge.qa.leads import answers_ask, excuses_object, key_objects, names_object
+from knowledge.qa.leads import excuses_object, key_objects, names_object, opens_curated
 from knowledge.qa.lexical import sentence_idf, tokenize
 from knowledge.qa.params import QAParams, load_params
 from knowledge.qa.retrieval import Evidence, Hit, Mode, Retriever
@@ -331,7 +331,7 @@ class QAEngine:
             return declined_answer(text, notices, reason=kind_reason(intent.name, "out_of_scope"), intent=intent.name)
         match = None if objects else self.curated_match(qvec, mode, intent, text)
         step("curated")
-        if match is not None and not answers_ask(kind, match.entry.sentences[0][0], ask.options):
+        if match is not None and not opens_curated(kind, match.entry.sentences[0][0], ask.options):
             match = None  # the entry's first sentence must answer the ask, not only its topic
         if match is not None and match.entry.sentences[0][0] in used:
             match = None  # an earlier part already quoted this entry's answer

@@ -95,6 +95,12 @@ def test_giving_up_is_the_topic_of_the_give_up_entry_and_what_gives_is_not(qa):
     assert answer.mode == "curated" and "gives up flexibility" in answer.answer, answer.answer
 
 
+def test_a_realistic_ask_is_not_answered_by_an_entry_that_only_says_what_the_thing_is(qa):
+    # fq92-22: "Can we use PyTorch on a TPU?" opens with what PyTorch/XLA is, no judgement of effort
+    answer = qa.ask("our lead thinks porting our pytorch model to tpu is like a 3 day job. is that realisitc?")
+    assert answer.mode != "curated" and "weeks rather than days" in answer.sentences[0].text, answer.answer
+
+
 def test_a_close_question_gets_the_curated_answer_verbatim(qa):
     answer = qa.ask(PARAPHRASE)
     assert answer.mode == "curated" and not answer.declined
