@@ -302,9 +302,23 @@ def test_a_provider_named_alone_under_its_label_is_the_cloud() -> None:
     # cost kept sane "but we don't want to lose" flexibility is a balance
     ("Our job is training new versions; another team handles serving.", {}),
     ("we'd like costs to stay sane as traffic climbs, but we don't want to lose the ability to iterate", {"priority": "balanced"}),
+    # read from fm84 after its first measurement: the loser of "takes precedence over", and spending
+    # reduced is cost
+    ("Reducing per-unit expenditure as our volume grows takes precedence over flexibility.", {"priority": "cost_at_scale"}),
 ])
 def test_a_cloud_a_plan_and_a_count_said_in_passing(text: str, expected: dict[str, str]) -> None:
     got = answers(text)
     for field in ("cloud", "custom_kernels", "scale", "priority", "architecture_changes"):
         assert got.get(field) == expected.get(field), (text, field, got)
     assert got.get("workload") in (None, "training"), (text, got)
+
+
+def test_veterans_of_cuda_beside_xla_people_are_both() -> None:
+    # fm84-41: "several CUDA veterans" was not read, so the team read as XLA alone
+    assert answers("We have a couple of people who know XLA internals very well and several CUDA veterans.")["team_expertise"] == "both"
+    # people "who came from Google" are the team's own, and their past employer is no move of the team's
+    got = answers("The team is a mix of CUDA veterans and a couple of people who came from Google and know XLA.")
+    assert got["team_expertise"] == "both", got
+    got = answers("The team has people who've written Triton and CUDA kernels and people who came from Google and know XLA inside out.")
+    assert got["team_expertise"] == "both", got
+
