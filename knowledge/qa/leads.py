@@ -70,8 +70,13 @@ def answers_ask(ask_type: str, sentence: str, options: tuple[str, ...] = ()) -> 
 def opens_curated(ask_type: str, sentence: str, options: tuple[str, ...] = ()) -> bool:
     """Whether a curated FAQ answer opening with ``sentence`` answers an ask of ``ask_type``: it must
     do what a lead must, and what ``[curated]`` in asks.toml adds for the type."""
-    cues = [re.compile(p, re.I) for p in ask_data().curated.get(ask_type, [])]
+    cues = _curated_cues().get(ask_type, [])
     return answers_ask(ask_type, sentence, options) and (not cues or any(p.search(sentence) for p in cues))
+
+
+@lru_cache(maxsize=1)
+def _curated_cues() -> dict[str, list[re.Pattern[str]]]:
+    return {name: [re.compile(p, re.I) for p in pats] for name, pats in ask_data().curated.items()}
 
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.%/+-]*")
