@@ -62,12 +62,10 @@ def with_other_side(
     missing = "tpu" if gpu else "gpu"
     # about the missing side alone: "... deployment outside Google Cloud, a GPU is the simpler choice"
     # names Google's cloud but speaks of GPUs
-    present = voc.gpu if missing == "gpu" else voc.tpu
-    absent = voc.tpu if missing == "gpu" else voc.gpu
     sections = {c.chunk.chunk_id for c, _ in chosen}
     pool = [
         c for c in cands
-        if c.chunk.chunk_id in sections and c.text not in taken and present.search(c.text) and not absent.search(c.text)
+        if c.chunk.chunk_id in sections and c.text not in taken and _one_side(c.text) == missing
         and not is_hedge(c.text) and dangling_opener(c.text) is None
     ]
     # the notes set the sides next to each other ("Large TPU jobs shard ... GPU clusters scale across

@@ -28,10 +28,13 @@ def has_lead_cues(ask_type: str) -> bool:
     return bool(_lead_cues().get(ask_type))
 
 
+def _compiled_table(table: dict[str, list[str]]) -> dict[str, list[re.Pattern[str]]]:
+    return {name: [re.compile(p, re.I) for p in pats] for name, pats in table.items()}
+
+
 @lru_cache(maxsize=1)
 def _lead_cues() -> dict[str, list[re.Pattern[str]]]:
-    data = ask_data()
-    out = {name: [re.compile(p, re.I) for p in pats] for name, pats in data.lead.items()}
+    out = _compiled_table(ask_data().lead)
     # how / what to watch / is it realistic are answered like their nearest typed cousin
     out.setdefault("how", out.get("how_to_fix", []))
     return out
@@ -76,7 +79,7 @@ def opens_curated(ask_type: str, sentence: str, options: tuple[str, ...] = ()) -
 
 @lru_cache(maxsize=1)
 def _curated_cues() -> dict[str, list[re.Pattern[str]]]:
-    return {name: [re.compile(p, re.I) for p in pats] for name, pats in ask_data().curated.items()}
+    return _compiled_table(ask_data().curated)
 
 
 _WORD = re.compile(r"[A-Za-z0-9][\w.%/+-]*")

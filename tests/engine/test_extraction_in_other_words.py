@@ -17,6 +17,14 @@ def answers(text: str) -> dict[str, str]:
     return profile_from_text(text).answers()
 
 
+def reads_as(text: str, expected: dict[str, str], fields: tuple[str, ...]) -> dict[str, str]:
+    """The rules' reading of ``text``, asserted to hold ``expected`` and nothing else among ``fields``."""
+    got = answers(text)
+    for field in fields:
+        assert got.get(field) == expected.get(field), (text, field, got)
+    return got
+
+
 def test_a_pasted_form_is_read_line_by_line_as_intake_answers() -> None:
     form = "- phase: R&D\n- model churn: most weeks\n- tuning budget: nil\n- people: a couple of XLA engineers, one CUDA person"
     got = answers(form)
@@ -207,9 +215,7 @@ def test_the_loser_of_a_comparison_with_than_is_still_not_stated() -> None:
     ("serving to users; we host an API on our own racks", {"workload": "inference", "cloud": "on_prem"}),
 ])
 def test_words_around_a_match_that_narrow_doubt_or_end_it(text: str, expected: dict[str, str]) -> None:
-    got = answers(text)
-    for field in ("workload", "cloud", "stage", "architecture_changes", "scale"):
-        assert got.get(field) == expected.get(field), (text, field, got)
+    reads_as(text, expected, ("workload", "cloud", "stage", "architecture_changes", "scale"))
 
 
 def test_a_concern_line_answers_the_priority_question() -> None:
@@ -256,9 +262,7 @@ def test_a_priority_said_to_be_secondary_or_balanced_is_not_the_priority() -> No
     ("we do reserch, pure trial and error rn", {"stage": "exploration"}),
 ])
 def test_how_much_the_kernels_matter_how_often_things_change_and_whom_the_work_serves(text: str, expected: dict[str, str]) -> None:
-    got = answers(text)
-    for field in ("custom_kernels", "architecture_changes", "stage", "workload"):
-        assert got.get(field) == expected.get(field), (text, field, got)
+    reads_as(text, expected, ("custom_kernels", "architecture_changes", "stage", "workload"))
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -307,9 +311,7 @@ def test_a_provider_named_alone_under_its_label_is_the_cloud() -> None:
     ("Reducing per-unit expenditure as our volume grows takes precedence over flexibility.", {"priority": "cost_at_scale"}),
 ])
 def test_a_cloud_a_plan_and_a_count_said_in_passing(text: str, expected: dict[str, str]) -> None:
-    got = answers(text)
-    for field in ("cloud", "custom_kernels", "scale", "priority", "architecture_changes"):
-        assert got.get(field) == expected.get(field), (text, field, got)
+    got = reads_as(text, expected, ("cloud", "custom_kernels", "scale", "priority", "architecture_changes"))
     assert got.get("workload") in (None, "training"), (text, got)
 
 
