@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Counts", "Hit", "count_hits", "count_patterns", "people_pattern"]
+__all__ = ["Counts", "Hit", "count_hits", "count_patterns", "not_devices_pattern"]
 
 #: (field, value, start, end, confidence) of one match in the message
 Hit = tuple[str, str, int, int, float]
@@ -36,6 +36,8 @@ class Counts(BaseModel):
     confidence: float = Field(gt=0.0, le=1.0)
     #: people counted ("8 ML engineers", "a team of 4 devs"): a count, but of the team, never of devices
     people_units: str = "(?!)"
+    #: other numbers that count no devices: versions ("TF 1.x", "CUDA 12.1"), batch sizes ("batch size 512")
+    not_devices: str = "(?!)"
     #: the words of "one GPU box": a single node named by the one GPU it holds
     one_gpu_node: str = "(?!)"
 
@@ -49,10 +51,12 @@ def count_patterns(c: Counts, numbers: Mapping[str, int], multipliers: Mapping[s
     between = rf"(?:(?!(?:{c.not_between})\b|\d)[\w-]+\s+)"
     times = "|".join(sorted((re.escape(w) for w in multipliers), key=len, reverse=True)) or "(?!)"
     # not "ZeRO-3", not "2.3"; "a couple thousand", "3 hundred": the multiplier is part of the number
-    number = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|{words})(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
+    # (thousands grouped by commas, "4,096": "batch size 512, one A100" is 512 and one, never 512,)
+    digits = r"(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?![\d,]))k?"
+    number = rf"(?<![\d.,-])\b(?P<n>{digits}|{words})(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
     # after a label, a number word ends its item: in "400 GPUs: one trains the models, the other
     # serves them" the "one" after the colon is a pronoun, not a count of one GPU
-    listed = rf"(?<![\d.,-])\b(?P<n>\d[\d,]*k?|(?:{words})(?=\s*(?:$|[,;.)\n])))(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
+    listed = rf"(?<![\d.,-])\b(?P<n>{digits}|(?:{words})(?=\s*(?:$|[,;.)\n])))(?![.\d])(?:\s+(?:of\s+)?(?P<times>{times})\b)?"
     return [
         re.compile(rf"{number}\+?(?:\s*x\s*|\s+of\s+|\s+|-){between}{{0,2}}(?:{units})\b", re.IGNORECASE),
         re.compile(rf"\b(?:{units})\s*[:=]\s*~?{listed}", re.IGNORECASE),  # a list: "- gpus: 16"
@@ -65,11 +69,12 @@ def _number_words(numbers: Mapping[str, int]) -> str:
     return "|".join(sorted((re.escape(w.replace("_", " ")) for w in numbers), key=len, reverse=True))
 
 
-def people_pattern(c: Counts, numbers: Mapping[str, int]) -> re.Pattern[str]:
-    """People counted ("8 ML engineers", "three researchers"): a number, at most two words, then a
-    person word. A count, but of the team, never of devices."""
-    return re.compile(rf"(?<![\d.,-])\b(?:\d+|{_number_words(numbers)})\s+(?:[\w-]+\s+){{0,2}}?(?:{c.people_units})\b",
-                      re.IGNORECASE)
+def not_devices_pattern(c: Counts, numbers: Mapping[str, int]) -> re.Pattern[str]:
+    """Numbers that count no devices: people ("8 ML engineers", "three researchers": a number, at most
+    two words, then a person word; a count of the team) and the vocabulary's ``not_devices`` (a
+    version, a batch size). A reader of meaning takes such a number for devices."""
+    people = rf"(?<![\d.,-])\b(?:\d+|{_number_words(numbers)})\s+(?:[\w-]+\s+){{0,2}}?(?:{c.people_units})\b"
+    return re.compile(rf"{people}|{c.not_devices}", re.IGNORECASE)
 
 
 def count_hits(
@@ -109,8 +114,9 @@ def _node_after(node_units: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=4)
 def _one_gpu(one_gpu_node: str) -> re.Pattern[str]:
-    """The unit words of a node count of one that name the node's single GPU ("one GPU box")."""
-    return re.compile(rf"\s(?:{one_gpu_node})(?:\s+\S+)?$", re.IGNORECASE)
+    """The unit words of a node count of one that name the node's single GPU ("one GPU box", "a
+    single GPU dev box")."""
+    return re.compile(rf"\s(?:{one_gpu_node})(?:\s+\S+){{0,2}}$", re.IGNORECASE)
 
 
 def _by_devices(n: int, c: Counts) -> str:

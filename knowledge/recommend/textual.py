@@ -31,12 +31,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from common.errors import RuleError
 from common.validation import one_line_errors
 from knowledge.recommend.context import CompiledContext, ContextCues, Verdict
-from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, people_pattern
+from knowledge.recommend.counts import Counts, Hit, count_hits, count_patterns, not_devices_pattern
 from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
 from knowledge.recommend.profile import FIELD_VALUES, is_answer
 from knowledge.spelling import respell
 
-__all__ = ["VOCABULARY_FILE", "profile_from_text", "load_vocabulary", "counts_only_people",
+__all__ = ["VOCABULARY_FILE", "profile_from_text", "load_vocabulary", "counts_no_devices",
            "states_the_team"]
 
 VOCABULARY_FILE = Path(__file__).resolve().parent / "vocabulary.toml"
@@ -197,7 +197,7 @@ def _compile(vocab: Vocabulary) -> _Compiled:
     terms = [(t, _vocabulary_regex(p)) for t in vocab.term for p in t.patterns]
     confirms = [(c, _vocabulary_regex(p)) for c in vocab.confirm for p in c.patterns]
     counts = count_patterns(vocab.counts, vocab.numbers, vocab.multipliers)
-    return terms, confirms, counts, CompiledContext.build(vocab.context), people_pattern(vocab.counts, vocab.numbers)
+    return terms, confirms, counts, CompiledContext.build(vocab.context), not_devices_pattern(vocab.counts, vocab.numbers)
 
 
 def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -283,9 +283,10 @@ def _question(field: str, value: str, evidence: str) -> str:
     return f"Did you mean {field.replace('_', ' ')}: {value.replace('_', ' ')}? (you wrote \"{evidence}\")"
 
 
-def counts_only_people(text: str, vocabulary: Vocabulary | None = None) -> bool:
-    """Whether the only count in ``text`` is of people ("Context: 8 ML engineers"): a reader of
-    meaning takes such a number for devices, and scale is said by device counts."""
+def counts_no_devices(text: str, vocabulary: Vocabulary | None = None) -> bool:
+    """Whether ``text`` has a number and none of its numbers counts devices ("Context: 8 ML engineers",
+    "it's all TF 1.x still"): a reader of meaning takes such a number for devices (the heads read
+    "TF 1.x" as one device at 0.98), and scale is said by device counts."""
     vocab = vocabulary or load_vocabulary()
     _, _, count, _, people = _compiled(vocab)
     return people.search(text) is not None and not count_hits(text, vocab.counts, vocab.numbers, vocab.multipliers, count)

@@ -324,3 +324,29 @@ def test_veterans_of_cuda_beside_xla_people_are_both() -> None:
     got = answers("The team has people who've written Triton and CUDA kernels and people who came from Google and know XLA inside out.")
     assert got["team_expertise"] == "both", got
 
+
+
+@pytest.mark.parametrize("text, expected", [
+    # read from fm66-fm84 after their first measurements: a batch size and a version are numbers of no
+    # devices, thousands are grouped by commas ("512, one A100" had read as 512 devices), and one GPU
+    # named with a word between it and its box is one device
+    ("3 MLEs, batch size 512, one A100 80GB. plain torch.", {"scale": "single_device", "framework": "pytorch"}),
+    ("we use 4,096 TPU chips for pretraining", {"scale": "massive"}),
+    ("jax shop. single GPU dev box. exploring ideas.", {"scale": "single_device", "framework": "jax"}),
+    # the past reaches through "all-in on", and an expected future is a plan
+    ("we used to be all-in on TensorFlow, and now we're still deciding what to use next", {}),
+    ("This team develops in PyTorch. We anticipate scaling to thousands of accelerators in due course.", {"framework": "pytorch"}),
+    ("we expect to revise the architecture frequently over the next six months", {"architecture_changes": "often"}),
+])
+def test_numbers_of_no_devices_and_a_past_or_expected_setup(text: str, expected: dict[str, str]) -> None:
+    reads_as(text, expected, ("scale", "framework", "architecture_changes"))
+
+
+def test_a_clause_with_only_a_version_number_sets_no_scale_whatever_the_heads_read(reader) -> None:  # type: ignore[no-untyped-def]
+    from knowledge.recommend.learned.combine import extract_message
+    from knowledge.recommend.textual import counts_no_devices
+
+    assert counts_no_devices("it's all TF 1.x still") and counts_no_devices("batch size 512")
+    assert not counts_no_devices("we use CUDA 12.1 on 8 GPUs")
+    # the heads read "TF 1.x" as one device (0.98) before the clause's numbers were checked
+    assert "scale" not in extract_message("we do not use JAX. it's all TF 1.x still, don't judge", reader).fields

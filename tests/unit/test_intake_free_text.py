@@ -196,10 +196,10 @@ def test_a_priority_said_plainly_still_counts() -> None:
 
 
 def test_a_count_of_people_is_the_teams_size_never_its_devices() -> None:
-    from knowledge.recommend.textual import counts_only_people
+    from knowledge.recommend.textual import counts_no_devices
 
-    assert counts_only_people("Context: 8 ML engineers") and counts_only_people("a team of three researchers")
-    assert not counts_only_people("8 engineers share 16 GPUs") and not counts_only_people("we have 8 GPUs")
+    assert counts_no_devices("Context: 8 ML engineers") and counts_no_devices("a team of three researchers")
+    assert not counts_no_devices("8 engineers share 16 GPUs") and not counts_no_devices("we have 8 GPUs")
     assert "scale" not in profile_from_text("Context: 8 ML engineers, all on GCP").answers()
 
 

@@ -39,7 +39,7 @@ from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS
 from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLES, read_unions, without_one_side_denials
 from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
-from knowledge.recommend.textual import MAX_TEXT_CHARS, counts_only_people, profile_from_text
+from knowledge.recommend.textual import MAX_TEXT_CHARS, counts_no_devices, profile_from_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -342,9 +342,9 @@ def extract_message(text: str, reader: ClauseReader | None, mode: Mode = "combin
             _settle(text, out, clauses, p_mod)
         gated_at = gated_clauses(text, clauses, reader, probs)
         out.modified = [(c.start, c.end) for c, gated in zip(clauses, gated_at) if gated]
-        # a clause whose only number counts people ("8 ML engineers") says nothing of scale
+        # a clause whose numbers count no devices ("8 ML engineers", "TF 1.x") says nothing of scale
         readings = [r for r in field_readings(text, clauses, reader, probs, gated_at)
-                    if not (r.field == "scale" and counts_only_people(r.clause.text))]
+                    if not (r.field == "scale" and counts_no_devices(r.clause.text))]
         if mode == "combined":
             _said_unknown(out, clauses, readings, reader)
             _corroborate(out, readings, reader, clauses, p_mod)
