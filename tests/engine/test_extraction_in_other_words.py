@@ -350,3 +350,28 @@ def test_a_clause_with_only_a_version_number_sets_no_scale_whatever_the_heads_re
     assert not counts_no_devices("we use CUDA 12.1 on 8 GPUs")
     # the heads read "TF 1.x" as one device (0.98) before the clause's numbers were checked
     assert "scale" not in extract_message("we do not use JAX. it's all TF 1.x still, don't judge", reader).fields
+
+
+@pytest.mark.parametrize("text, expected", [
+    # read from fm66-fm84 after their first measurements: the phase said as a way of working
+    ("we're still in the early try-everything phase, the model gets rebuilt constantly", {"stage": "exploration"}),
+    ("the dialogue crew is still very much in play-around mode", {"stage": "exploration"}),
+    ("past the 'throw stuff at the wall' phase, now trying to stabilise things", {"stage": "stabilizing"}),
+    ("zero appetite for compiler tinkering", {}),
+    ("Stage: launched to users last month", {"stage": "production"}),
+    ("The model has been deployed for eighteen months and its architecture is frozen.", {"stage": "production"}),
+    # the priority said as staying nimble, or as the bill
+    ("we'd much rather stay nimble than save a few bucks", {"priority": "flexibility"}),
+    ("budget is what matters most once we scale.", {"priority": "cost_at_scale"}),
+    ("all we care about is $/image at volume", {"priority": "cost_at_scale"}),
+    # CUDA expertise said through the team's weight in it
+    ("team is cuda heavy, xla never tried", {"team_expertise": "cuda"}),
+    ("Engineers: CUDA yes, XLA no", {"team_expertise": "cuda"}),
+])
+def test_a_phase_a_priority_and_an_expertise_said_in_passing(text: str, expected: dict[str, str]) -> None:
+    reads_as(text, expected, ("stage", "priority", "team_expertise"))
+
+
+def test_money_saved_is_no_priority_when_it_loses_to_speed() -> None:
+    # fm19-31: "saving money" read as the priority though it lost to moving fast
+    assert answers("they value being able to move fast over saving money").get("priority") != "cost_at_scale"
