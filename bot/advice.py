@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from bot.team_notes import exception_for, rules_out
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.recommend.message_checks import NOT_ENGLISH, message_language
 
@@ -201,24 +202,6 @@ def _notes_lead(answer: Answer) -> tuple[AnswerSentence, Citation, str | None] |
     return lead, cited, argues_for(lead.text)
 
 
-#: The fields a note's sentence names as its condition plainly enough to compare: the project's
-#: phase ("while the project is still exploratory", "once the architecture is stable"). Its other
-#: prose reads wrongly as a message ("deployment outside Google Cloud" as Google Cloud, "weeks of
-#: porting" as a time budget: in-sample fq20-fq45 lost four right reasons to those).
-_CONDITION_FIELDS = ("stage", "architecture_changes")
-
-
-def _rules_out(sentence: str, reading: "MessageReading") -> bool:
-    """Whether the team's own words (stated or implied) contradict the situation the note's sentence
-    is about: "stay on GPUs while the project is still exploratory" is no reason for a team whose
-    architecture has been frozen for months (fq45-23). The sentence is read like a message."""
-    from knowledge.recommend.textual import profile_from_text
-
-    known = {f: e.value for f, e in reading.stated.items()} | {f: i.value for f, i in reading.implied.items()}
-    about = profile_from_text(sentence).answers()
-    return any(f in known and f in about and about[f] != known[f] for f in _CONDITION_FIELDS)
-
-
 #: Capitalized words of the notes that are names, kept as they are after "since".
 _NAMES = frozenset({"Pallas", "Cloud", "Google", "Grain"})
 
@@ -326,7 +309,7 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     # (a note the engine's reasons already say is said once, as the engine's)
     said = {r.sentence for r, _ in cited}
     note = notes[:2] if (notes is not None and notes[2] in explains and notes[0].text not in said
-                         and not _rules_out(notes[0].text, reading)) else None
+                         and not rules_out(notes[0].text, reading)) else None
     top = chosen.pop(0) if note is None and chosen and chosen[0][0].direction == "for" else None
     # a first reason that rules the TPU out or blocks it ("On another cloud a TPU also means moving
     # to Google Cloud", "TPU not available: ...") decides the verdict by itself, so it joins the
@@ -358,6 +341,15 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
             citations.setdefault(c.chunk_id, c)
     else:
         parts.append(f"Recommendation: {label}.")
+    # a note on a team like this one that points the other way ("a research team that already writes
+    # JAX can prototype on TPUs too") follows the verdict at once: it answers "can we?" where the
+    # engine, with no field for what it turns on, cannot
+    exception = exception_for(answer, reading, rec.recommendation)
+    if exception is not None and exception[0].text not in said and (note is None or exception[0].text != note[0].text):
+        sentence, cite = exception
+        sentences.append(sentence.model_copy(update={"role": "answer"}))
+        parts[-1] += f" But {_continuing(sentence.text)} [{cite.chunk_id}]"
+        citations.setdefault(cite.chunk_id, cite)
     parts.append(f"Read from your message: {understood}{odds}.")
     for reason, cites in chosen:
         text = reason.sentence

@@ -362,3 +362,32 @@ def test_waits_on_is_empty_unless_the_verdict_is_pending() -> None:
     assert ready.recommendation == "tpu" and ready.waits_on == []
     blocked = recommend(WorkloadProfile(cloud="multi_cloud", framework="jax", scale="massive"))
     assert blocked.readiness != "pending" and blocked.waits_on == []
+
+
+def test_a_note_on_a_team_like_this_one_pointing_the_other_way_follows_the_verdict(qa, reader) -> None:  # type: ignore[no-untyped-def]
+    # the engine has no field for static shapes: its verdict for exploratory work is GPU, and the
+    # notes' exception for a JAX research team is what answers "can we prototype on TPUs?" (read as
+    # `hwbot ask` reads it, with the learned extractor: a "research group" is exploration)
+    from knowledge.recommend.learned.combine import extract_message
+
+    question = ("We're a small research group and everything we write is already JAX. Architectures change "
+                "pretty much weekly, but we keep batch size and sequence length fixed. Can we prototype on TPUs, "
+                "or should research really stay on GPUs?")
+    advice = advise(qa, question, extract=lambda text: extract_message(text, reader))
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
+    first = advice.answer.answer.split("\n")[0]
+    assert first.startswith("Recommendation: GPU")
+    exception = re.search(r" But (a research team that already writes JAX can prototype on TPUs too[^\[]*) \[([a-z0-9_]+:c\d{4})\]$", first)
+    assert exception is not None, first
+    assert exception.group(2) in {c.chunk_id for c in advice.answer.citations}
+    assert any(s.text.startswith("A research team that already writes JAX") for s in advice.answer.sentences)
+
+
+def test_the_exception_for_a_jax_research_team_is_not_given_to_a_pytorch_one(qa, reader) -> None:  # type: ignore[no-untyped-def]
+    from knowledge.recommend.learned.combine import extract_message
+
+    question = ("We're a small research group and everything we write is PyTorch. Architectures change pretty much "
+                "weekly. Can we prototype on TPUs, or should research really stay on GPUs?")
+    advice = advise(qa, question, extract=lambda text: extract_message(text, reader))
+    assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
+    assert "already writes JAX can prototype" not in advice.answer.answer.split("\n")[0]

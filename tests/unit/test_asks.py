@@ -135,6 +135,9 @@ def test_a_pasted_log_keeps_only_its_question():
         # a language asked for, not code (fq78-03 was declined as a code request)
         ("what do i actually write TPU code in?", "definition", "what_is"),
         ("Which framework I should write my model code in so it run on TPU?", "definition", "which_one"),
+        # whether a thing can be done "for us" is no choice of accelerator (fq91-05 was led by "GPUs can
+        # be rented from any major cloud", the verdict a choice wants, over "cannot rent TPUs at all")
+        ("We only use Azure. Is it possible for us to get TPUs there, or do we need another cloud?", "definition", "yes_no"),
     ],
 )
 def test_answer_types(question, intent, expected):
