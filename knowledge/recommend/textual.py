@@ -255,7 +255,8 @@ _KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{
 _ASKED_LINE = re.compile(r"^[ \t]*[-*\u2022>]\s*(?P<key>[A-Za-z][\w /&()-]{0,40}?)[ \t]*\?[ \t]+(?P<value>[^\n]*\S)", re.MULTILINE)
 
 
-_PROSE = re.compile(r"\b(?:we|our|my|i|us|they|their|some|is|are)\b")
+#: (but "where we are:" is a label, the project's phase: "- where we are: early, trying things out")
+_PROSE = re.compile(r"^(?!where we(?:['\u2019]re| are)(?: at| now)?\s*$).*\b(?:we|our|my|i|us|they|their|some|is|are)\b")
 
 
 def _keyed(text: str, vocab: Vocabulary, context: CompiledContext) -> list[tuple[FieldEvidence | Confirmation, tuple[int, int], tuple[str, ...]]]:

@@ -375,3 +375,25 @@ def test_a_phase_a_priority_and_an_expertise_said_in_passing(text: str, expected
 def test_money_saved_is_no_priority_when_it_loses_to_speed() -> None:
     # fm19-31: "saving money" read as the priority though it lost to moving fast
     assert answers("they value being able to move fast over saving money").get("priority") != "cost_at_scale"
+
+
+@pytest.mark.parametrize("text, expected", [
+    # read from fm85 after its first measurement
+    ("- framework: PyTorch\n- what matters: keeping the bill low once we scale up", {"priority": "cost_at_scale"}),
+    ("being able to try weird ideas matters way more to us than shaving dollars off the bill", {"priority": "flexibility"}),
+    ("We would value flexibility above cost efficiency.", {"priority": "flexibility"}),
+    ("- Where we are: early research\n- Model changes: daily", {"stage": "exploration"}),
+    ("- where we are: early, trying things out", {"stage": "exploration"}),
+    ("no cuda kernals, no xla experiance either, were just app devs", {"custom_kernels": "none"}),
+    ("I/O: benchmarked, the GPUs never starve", {"data_pipeline": "keeps_up"}),
+    ("We're super early, trying a new backbone every other day.", {"stage": "exploration"}),
+])
+def test_a_priority_a_phase_and_a_pipeline_said_in_a_list_or_in_passing(text: str, expected: dict[str, str]) -> None:
+    reads_as(text, expected, ("priority", "stage", "custom_kernels", "data_pipeline"))
+
+
+def test_serving_another_team_makes_is_not_the_teams_work() -> None:
+    # fm85-25: "the serving is made by other team" made the team's training "both"
+    got = answers("We are doing only the training, the serving is made by other team and it is not our problem.")
+    assert got.get("workload") == "training", got
+    assert answers("We're super early, trying a new backbone every other day.").get("architecture_changes") == "often"
