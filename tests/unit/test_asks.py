@@ -138,6 +138,9 @@ def test_a_pasted_log_keeps_only_its_question():
         # whether a thing can be done "for us" is no choice of accelerator (fq91-05 was led by "GPUs can
         # be rented from any major cloud", the verdict a choice wants, over "cannot rent TPUs at all")
         ("We only use Azure. Is it possible for us to get TPUs there, or do we need another cloud?", "definition", "yes_no"),
+        # "whats the catch" asks for the catch as "what is the catch" does (fq94-10: led by a verdict)
+        ("we're a pytorch shop, whats the catch for us?", "how", "watch"),
+        ("what's the catch with spot TPUs?", "definition", "watch"),
     ],
 )
 def test_answer_types(question, intent, expected):
