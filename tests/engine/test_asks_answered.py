@@ -125,6 +125,9 @@ def test_a_trouble_answered_with_its_cause_also_gets_the_fix_beside_it(qa):
     answer = qa.ask("jax model keeps recompiling every few steps")
     assert answer.sentences[0].text.startswith("When jax.jit keeps retracing"), answer.answer
     assert re.search(r"Padding inputs|static arguments stop", answer.answer), answer.answer
+    # a fix said as the way it "is written with" is a fix (fq94-04: the error explained, jax.lax.cond never named)
+    answer = qa.ask("my jitted function throws ConcretizationTypeError but works without jit, what's going on?")
+    assert "ConcretizationTypeError" in answer.sentences[0].text and "jax.lax.cond" in answer.answer, answer.answer
 
 
 def test_a_starved_chip_told_at_length_is_diagnosed_by_its_input_pipeline(qa):
