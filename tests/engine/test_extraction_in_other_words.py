@@ -397,3 +397,17 @@ def test_serving_another_team_makes_is_not_the_teams_work() -> None:
     got = answers("We are doing only the training, the serving is made by other team and it is not our problem.")
     assert got.get("workload") == "training", got
     assert answers("We're super early, trying a new backbone every other day.").get("architecture_changes") == "often"
+
+
+@pytest.mark.parametrize("text, expected", [
+    # read from fm86 after its first measurement and reading
+    ("We write PyTorch. A competitor apparently trains on thousands of TPUs, but we're nowhere near that.", {"framework": "pytorch"}),
+    ("We're on AWS today, and there's an ongoing debate about adding GCP, but nothing is decided.", {"cloud": "other_single_cloud"}),
+    ("We're definitely live - customers use it every day!", {"stage": "production"}),
+    ("Our pipeline? Rock solid, the GPUs never wait on data.", {"data_pipeline": "keeps_up"}),
+    ("Our team is deep into CUDA and has never used XLA.", {"team_expertise": "cuda"}),
+    ("our models finally stopped changing much", {"architecture_changes": "rarely"}),
+])
+def test_someone_elses_scale_a_debated_cloud_and_a_team_deep_into_cuda(text: str, expected: dict[str, str]) -> None:
+    got = reads_as(text, expected, ("framework", "cloud", "stage", "data_pipeline", "team_expertise", "architecture_changes"))
+    assert "scale" not in got and "workload" not in got, (text, got)
