@@ -411,3 +411,16 @@ def test_serving_another_team_makes_is_not_the_teams_work() -> None:
 def test_someone_elses_scale_a_debated_cloud_and_a_team_deep_into_cuda(text: str, expected: dict[str, str]) -> None:
     got = reads_as(text, expected, ("framework", "cloud", "stage", "data_pipeline", "team_expertise", "architecture_changes"))
     assert "scale" not in got and "workload" not in got, (text, got)
+
+
+@pytest.mark.parametrize("text, expected", [
+    # read from fm87 after its first measurement and reading
+    ("PyTorch, training only, 8 GPUs on AWS. Need it cheap at scale.", {"scale": "multi_device", "cloud": "other_single_cloud"}),
+    ("we cant spend more then a day or two on tuning stuff", {"optimization_time": "days"}),
+    ("Team: 2 people, no CUDA or XLA experience between us", {"team_expertise": "neither"}),
+    ("Here in new company we use PyTorch on AWS, and team know nor CUDA nor XLA.", {"team_expertise": "neither", "cloud": "other_single_cloud"}),
+    ("Some ops we need are not standard, we write own CUDA kernel and without it nothing work.", {"custom_kernels": "critical"}),
+    ("We have not yet selected a cloud provider, although Google Cloud is under consideration.", {}),
+])
+def test_a_bound_a_count_and_a_cloud_under_consideration(text: str, expected: dict[str, str]) -> None:
+    reads_as(text, expected, ("scale", "optimization_time", "team_expertise", "custom_kernels", "cloud"))
