@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from bot.team_notes import exception_for, rules_out
+from bot.team_notes import exception_for, leads_with_exception, rules_out
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.recommend.message_checks import NOT_ENGLISH, message_language
 
@@ -271,7 +271,9 @@ def advise_answer(answer: Answer, question: str, reading: MessageReading | None 
     if not _describes_the_team(answer, question, len(reading.stated)):
         if (answer.ask in _VERDICT_LINE_ASKS and len(reading.stated) >= MIN_FIELDS_FOR_A_VERDICT_LINE
                 and _FIRST_PERSON.search(question)):
-            return _verdict_line(answer, question, reading, recommend(reading.profile()))
+            rec = recommend(reading.profile())
+            if not leads_with_exception(answer, reading, rec.recommendation):
+                return _verdict_line(answer, question, reading, rec)
         return Advice(answer)  # nothing about the team was stated, or another ask: the cited notes answer it
     profile = reading.profile()
     rec = recommend(profile)

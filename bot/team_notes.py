@@ -18,7 +18,7 @@ from knowledge.qa.answers import Answer, AnswerSentence, Citation
 if TYPE_CHECKING:
     from knowledge.recommend.reading import MessageReading
 
-__all__ = ["rules_out", "exception_for", "MIN_SHARED_FIELDS"]
+__all__ = ["rules_out", "exception_for", "leads_with_exception", "MIN_SHARED_FIELDS"]
 
 #: The fields a note's sentence names as its condition plainly enough to compare on their own:
 #: the project's phase ("while the project is still exploratory", "once the architecture is
@@ -49,7 +49,9 @@ def rules_out(sentence: str, reading: MessageReading) -> bool:
     return any(f in known and f in about and about[f] != known[f] for f in _CONDITION_FIELDS)
 
 
-def exception_for(answer: Answer, reading: MessageReading, verdict: str) -> tuple[AnswerSentence, Citation] | None:
+def exception_for(
+    answer: Answer, reading: MessageReading, verdict: str, min_shared: int = MIN_SHARED_FIELDS,
+) -> tuple[AnswerSentence, Citation] | None:
     """The sentence of the notes' own answer that describes a team like this one and points the other
     way from a one-sided ``verdict`` ('gpu' or 'tpu'), with its citation; else None.
 
@@ -57,8 +59,8 @@ def exception_for(answer: Answer, reading: MessageReading, verdict: str) -> tupl
     static" is the notes' answer to a JAX research group asking whether it can prototype on TPUs; the
     engine, which has no field for static shapes, says GPU for exploratory work, and an answer that
     gave the verdict alone was judged wrong (fq90-21, fq91-28). The sentence must be about the other
-    accelerator and not argue against it, and at least :data:`MIN_SHARED_FIELDS` of its readings
-    must be the team's own, none different.
+    accelerator and not argue against it, and at least ``min_shared`` of its readings must be the
+    team's own, none different.
     """
     from knowledge.qa.sides import argues_for, side_of
 
@@ -71,8 +73,20 @@ def exception_for(answer: Answer, reading: MessageReading, verdict: str) -> tupl
             continue
         about = _about(sentence.text)
         shared = [f for f in about if known.get(f) == about[f]]
-        if len(shared) >= MIN_SHARED_FIELDS and len(shared) == len(about):
+        if len(shared) >= min_shared and not any(f in known and known[f] != about[f] for f in about):
             cited = next((c for c in answer.citations if c.chunk_id == sentence.chunk_id), None)
             if cited is not None:
                 return sentence, cited
     return None
+
+
+def leads_with_exception(answer: Answer, reading: MessageReading, verdict: str) -> bool:
+    """Whether the notes' answer opens with the note on a team like this one that points away from the
+    engine's ``verdict`` (:func:`exception_for`): it then answers the team's own "can we prototype on
+    TPUs?", and a closing line with the engine's other verdict read as a contradiction of it (an
+    engineer judged fq95-32 wrong for "..., as long as its shapes stay static" closed by "GPU"). The
+    lead was chosen for the question's own words, so one shared answer (JAX) with none different is
+    enough here; joining a note to the engine's verdict (:func:`exception_for`) asks for two."""
+    found = exception_for(answer, reading, verdict, min_shared=1)
+    lead = next((s for s in answer.sentences if s.chunk_id), None)
+    return found is not None and lead is not None and found[0].text == lead.text

@@ -391,3 +391,15 @@ def test_the_exception_for_a_jax_research_team_is_not_given_to_a_pytorch_one(qa,
     advice = advise(qa, question, extract=lambda text: extract_message(text, reader))
     assert advice.recommendation is not None and advice.recommendation.recommendation == "gpu"
     assert "already writes JAX can prototype" not in advice.answer.answer.split("\n")[0]
+
+
+def test_a_lead_on_a_team_like_this_one_is_not_closed_by_the_engines_other_verdict(qa, reader) -> None:  # type: ignore[no-untyped-def]
+    # fq95-32, judged wrong: "a research team that already writes JAX can prototype on TPUs too, ..."
+    # closed by "the engine's verdict ...: GPU" read as a contradiction
+    from knowledge.recommend.learned.combine import extract_message
+
+    question = ("Our research group already writes everything in JAX, and we have TPU credits on Google Cloud. We try "
+                "a new architecture pretty much every week. Can we prototype on the TPUs, or should we grab GPUs for now?")
+    advice = advise(qa, question, extract=lambda text: extract_message(text, reader))
+    assert advice.answer.answer.startswith("A research team that already writes JAX can prototype on TPUs"), advice.answer.answer
+    assert "verdict" not in advice.answer.answer, advice.answer.answer
