@@ -424,3 +424,14 @@ def test_someone_elses_scale_a_debated_cloud_and_a_team_deep_into_cuda(text: str
 ])
 def test_a_bound_a_count_and_a_cloud_under_consideration(text: str, expected: dict[str, str]) -> None:
     reads_as(text, expected, ("scale", "optimization_time", "team_expertise", "custom_kernels", "cloud"))
+
+
+@pytest.mark.parametrize("text, expected", [
+    # read from fm87 after its reading: slips and a non-native word order
+    ("we're stil in early resarch, changing the model archtecture almost every week.", {"stage": "exploration", "architecture_changes": "often"}),
+    ("data pipline is definately fast enough, we profiled it", {"data_pipeline": "keeps_up"}),
+    ("Architecture we change only very rare now.", {"architecture_changes": "rarely"}),
+    ("we read early research papers on TPUs", {}),
+])
+def test_early_research_a_pipeline_fast_enough_and_a_rare_change(text: str, expected: dict[str, str]) -> None:
+    reads_as(text, expected, ("stage", "architecture_changes", "data_pipeline"))
