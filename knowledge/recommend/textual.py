@@ -246,9 +246,9 @@ def _resolve(field: str, hits: list[Hit], includes: tuple[Includes, ...] = ()) -
     return best, False
 
 
-#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4", "custom ops -> none", "kernels -
-#: stock ops only": one label and its value per line.
-_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)[ \t]*(?:[:=]|->|=>|\u2192|[ \t][-\u2013\u2014][ \t])[ \t]*(?P<value>[^\n]*\S)",
+#: "stage: research", "- opt_budget = weeks", "• devices: 1× T4", "2) Hosting: GKE", "custom ops ->
+#: none", "kernels - stock ops only": one label and its value per line.
+_KEYED_LINE = re.compile(r"^[ \t]*(?:[-*\u2022>]\s*|\d{1,2}[.)]\s+)?(?P<key>[A-Za-z][\w /&()-]{0,40}?)[ \t]*(?:[:=]|->|=>|\u2192|[ \t][-\u2013\u2014][ \t])[ \t]*(?P<value>[^\n]*\S)",
                          re.MULTILINE)
 #: "- custom ops? a few Pallas kernels", "- on prem? no, 100% Google Cloud": a list of short
 #: questions, each answered on its own line (a bullet, so a sentence with a "?" is not one)

@@ -435,3 +435,20 @@ def test_a_bound_a_count_and_a_cloud_under_consideration(text: str, expected: di
 ])
 def test_early_research_a_pipeline_fast_enough_and_a_rare_change(text: str, expected: dict[str, str]) -> None:
     reads_as(text, expected, ("stage", "architecture_changes", "data_pipeline"))
+
+
+@pytest.mark.parametrize("text, expected", [
+    # read from fm88 after its first measurement and reading
+    ("About us:\n1) Hosting: Google Kubernetes Engine\n2) Model status: it's live and in front of users",
+     {"cloud": "google_cloud", "stage": "production"}),  # a numbered list is a form too
+    ("We are in production already. Cloud is Oracle.", {"cloud": "other_single_cloud", "stage": "production"}),
+    ("We anticipate allocating several weeks to performance engineering.", {"optimization_time": "weeks"}),
+    ("Our system serves predictions only; training is performed by a partner organisation.", {"workload": "inference"}),
+    ("my cofounder keeps saying we should rewrite everything in JAX, but for now we're firmly a PyTorch shop", {"framework": "pytorch"}),
+    ("Since then we've rewritten everything in PyTorch and moved to Lambda", {"framework": "pytorch"}),
+    ("JAX. Exploring. Adaptability first.", {"priority": "flexibility", "framework": "jax", "stage": "exploration"}),
+    ("We seek a compromise between adaptability for research and economy of operation.", {}),
+    ("wrote a bunch of fused kernels the model cant run without", {"custom_kernels": "critical"}),
+])
+def test_a_numbered_form_a_rewrite_proposed_and_adaptability(text: str, expected: dict[str, str]) -> None:
+    reads_as(text, expected, ("cloud", "stage", "optimization_time", "workload", "framework", "priority", "custom_kernels"))
