@@ -65,6 +65,8 @@ _NO_VERDICT_LEADS = frozenset({"watch", "diagnose"})
 #: Asks whose lead the model ranks only among sentences of the ask's shape (``[lead]`` in asks.toml),
 #: when any is in the band.
 _SHAPED_MODEL_LEADS = frozenset({"watch"})
+#: Asks whose answer goes on through the FAQ entry its lead opens.
+_FAQ_GOES_ON = frozenset({"how", "how_to_fix", "watch"})
 _DEFAULT_INTENT = Intent(name="how", max_sentences=4, decided_by="default")
 
 
@@ -233,9 +235,15 @@ def _plain(
     # a list asked for goes on in the sentence after its lead ("... are a poor fit for a TPU.
     # Scientific computing that needs double precision does not belong on a TPU either"): that
     # sentence names another item, not the question's words, so the support rule alone drops it
-    listed = [] if ask is None or ask.type != "list" else [
-        c for c in cands if c.chunk.chunk_id == lead.chunk.chunk_id and c.position == lead.position + 1 and not is_hedge(c.text)
-    ][: max(0, intent.max_sentences - 1)]
+    # so does a how-to or a watch list led by the answer that opens a FAQ entry (a chunk that cites the
+    # notes): the entry's next sentences are the rest of that answer ("keep a later move cheap by writing
+    # JAX ...", then the CUDA kernels' fallback, then an early PyTorch/XLA trial; three writers' "keep
+    # the door open" questions were read as incomplete without them)
+    faq_entry = ask is not None and ask.type in _FAQ_GOES_ON and lead.position == 0 and bool(lead.chunk.cites)
+    reach = intent.max_sentences - 1 if faq_entry else 1
+    listed = [] if ask is None or not (ask.type == "list" or faq_entry) else sorted((
+        c for c in cands if c.chunk.chunk_id == lead.chunk.chunk_id and lead.position < c.position <= lead.position + reach
+        and not is_hedge(c.text)), key=lambda c: c.position)[: max(0, intent.max_sentences - 1)]
     # a sentence the lead model ranks above the lead itself answers the ask by the model's own
     # account, however little it shares with the question's words or relevance
     endorsed = [] if listed or intent.max_sentences < 2 else [

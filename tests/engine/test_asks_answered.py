@@ -360,3 +360,12 @@ def test_is_it_realistic_told_at_length_weighs_each_part_of_the_situation(qa):
                 "wants to try them. Is serving on TPUs realistic for us?")
     texts = _told_at_length(qa, question, "realistic")
     assert any(re.search(r"varying (input )?(length|shape)|recompil", t) for t in texts), texts
+
+
+def test_a_how_to_led_by_the_opening_of_a_faq_entry_goes_on_through_that_entry(qa):
+    # three writers' "keep the door open to TPUs" got JAX and static shapes but not the kernels' fallback
+    # or the early PyTorch/XLA trial that the same FAQ answer goes on with (fq94-34, fq95-21, fq96-24)
+    answer = qa.ask("We're on GPUs for now. What can we do today so a later move to TPUs stays cheap?")
+    texts = [s.text for s in answer.sentences]
+    assert texts[0].startswith("A team on GPUs keeps a later move to TPUs cheap"), answer.answer
+    assert any(t.startswith("Custom CUDA kernels are the part that carries over least") for t in texts[1:]), answer.answer
