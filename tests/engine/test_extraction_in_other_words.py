@@ -452,3 +452,9 @@ def test_early_research_a_pipeline_fast_enough_and_a_rare_change(text: str, expe
 ])
 def test_a_numbered_form_a_rewrite_proposed_and_adaptability(text: str, expected: dict[str, str]) -> None:
     reads_as(text, expected, ("cloud", "stage", "optimization_time", "workload", "framework", "priority", "custom_kernels"))
+
+
+def test_a_mix_of_the_two_priorities_is_a_balance() -> None:
+    # fm89-37, read after its first measurement: "a mix of cost and flexibilty" read as flexibility
+    assert answers("prioritiy is a mix of cost and flexibilty").get("priority") == "balanced"
+    assert answers("a blend of flexibility and savings").get("priority") == "balanced"
