@@ -151,13 +151,12 @@ def run_train_extractor(settings: HwbotSettings, *, check: bool = False) -> None
     replacing them (the full reproduction takes minutes, so it is this command, not a test)."""
     import tempfile
 
-    from indexer.embedder import Embedder
     from knowledge.recommend.learned.heads import HEADS_DIR, HeadsManifest
     from knowledge.recommend.learned.train import train_heads
 
     if check:
         with tempfile.TemporaryDirectory(prefix="hwbot-train-") as work:
-            train_heads(Embedder(), out_dir=Path(work))
+            train_heads(out_dir=Path(work))
             fresh = HeadsManifest.model_validate_json((Path(work) / "manifest.json").read_bytes())
         committed = HeadsManifest.model_validate_json((HEADS_DIR / "manifest.json").read_bytes())
         keys = ("data_sha256", "overlay_sha256", "weights_sha256", "thresholds", "modifier_gate")
@@ -167,7 +166,7 @@ def run_train_extractor(settings: HwbotSettings, *, check: bool = False) -> None
                              f"run `hwbot train-extractor` and commit {HEADS_DIR.name}/")
         print(f"The committed extractor is what retraining makes (data sha256 {committed.data_sha256[:12]}…)")
         return
-    manifest = train_heads(Embedder())
+    manifest = train_heads()
     print(f"Wrote {HEADS_DIR}/tuned_layers.npz, heads.npy and manifest.json (data sha256 {manifest.data_sha256[:12]}…)")
     for name, limits in manifest.thresholds.items():
         print(f"{name:<20} high {limits.high:.2f}  medium {limits.medium:.2f}")

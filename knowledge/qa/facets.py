@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from knowledge.qa.answers import AnswerSentence, Citation
 from knowledge.qa.asks import Ask, question_sentences
@@ -36,7 +36,29 @@ from knowledge.qa.retrieval import Mode
 from knowledge.qa.sides import is_verdict, vocabulary
 
 if TYPE_CHECKING:  # pragma: no cover
-    from knowledge.qa.service import QAEngine
+    import numpy as np
+
+    from indexer.ondisk import Store
+    from knowledge.qa.params import QAParams
+    from knowledge.qa.retrieval import Evidence, Hit, Retriever
+
+
+class Engine(Protocol):
+    """What a facet's answer needs of the question engine: its own steps (encode, retrieve, compose
+    over its store), named here so that this module and :mod:`.service`, which calls it, do not name
+    each other."""
+
+    store: Store
+    params: QAParams
+    retriever: Retriever
+
+    def encode_query(self, text: str) -> np.ndarray: ...
+
+    def retrieve(
+        self, question: str, *, mode: Mode = "hybrid", k: int | None = None, qvec: np.ndarray | None = None
+    ) -> tuple[list[Hit], Evidence, np.ndarray]: ...
+
+    def retrieval_depth(self, intent: Intent) -> int | None: ...
 
 __all__ = ["FACETED_ASKS", "MAX_FACETS", "MAX_WITH_FACETS", "FacetAnswer", "facet_answerer", "situation_facets", "with_facets"]
 
@@ -108,7 +130,7 @@ def with_facets(
     return chosen, [by_chunk[k] for k in order if k in by_chunk]
 
 
-def facet_answerer(engine: "QAEngine", focus: str, ask: Ask, intent: Intent, mode: Mode, used: frozenset[str]) -> FacetAnswer:
+def facet_answerer(engine: Engine, focus: str, ask: Ask, intent: Intent, mode: Mode, used: frozenset[str]) -> FacetAnswer:
     """One part of a situation searched with the asking sentence and answered as its own watch ask,
     by the engine's own steps (the whole question already passed the evidence checks, so a part is
     not declined for weak evidence: :func:`with_facets` asks that its risk share the part's words)."""

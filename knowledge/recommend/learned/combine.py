@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
@@ -37,6 +35,7 @@ from knowledge.recommend.context import ASKING_OPENING
 from knowledge.recommend.extraction import Confirmation, Extraction, FieldEvidence
 from knowledge.recommend.learned.clauses import Clause, clause_at, split_clauses
 from knowledge.recommend.learned.data import DATA_DIR, GATING_MODIFIERS
+from knowledge.recommend.learned.reader import ClauseReader, Reading
 from knowledge.recommend.learned.unions import PLAIN_BELOW, UNIONS, WHOLES, read_unions, without_one_side_denials
 from knowledge.recommend.profile import FIELD_VALUES, SAID_UNKNOWN, UNKNOWN, is_answer
 from knowledge.recommend.textual import MAX_TEXT_CHARS, counts_no_devices, profile_from_text
@@ -44,7 +43,6 @@ from knowledge.recommend.textual import MAX_TEXT_CHARS, counts_no_devices, profi
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from knowledge.recommend.learned.heads import Heads
 
 __all__ = ["Mode", "MODES", "ClauseReader", "extract_message", "field_readings", "sounds_like", "SOUNDS_LIKE_FILE"]
 
@@ -70,23 +68,6 @@ def _phrases() -> dict[str, dict[str, str]]:
 def sounds_like(field: str, value: str) -> str:
     """The yes/no question of a medium-confidence reading."""
     return f"It sounds like {_phrases()[field][value]}: right?"
-
-
-@dataclass
-class ClauseReader:
-    """The encoder and the heads: what reads clauses. ``encode`` maps texts to unit vectors."""
-
-    encode: Callable[[Sequence[str]], "np.ndarray"]
-    heads: "Heads"
-
-
-@dataclass(frozen=True)
-class _Reading:
-    field: str
-    value: str
-    p: float
-    clause: Clause
-    gated: bool
 
 
 def _is_question(text: str, clause: Clause) -> bool:
@@ -119,7 +100,7 @@ def gated_clauses(text: str, clauses: list[Clause], reader: ClauseReader, probs:
 def field_readings(
     text: str, clauses: list[Clause], reader: ClauseReader, probs: dict[str, "np.ndarray"] | None = None,
     gated_at: list[bool] | None = None,
-) -> list[_Reading]:
+) -> list[Reading]:
     """Each clause's best value for each field, with whether a modifier gates it (``gated_at``, when known)."""
     probs = probs if probs is not None else _predict(clauses, reader)
     gate = reader.heads.manifest.modifier_gate
@@ -138,17 +119,17 @@ def field_readings(
             best = int(row[1:].argmax()) + 1
             value = head.classes[best]
             said_unknown = value == UNKNOWN and name in SAID_UNKNOWN
-            out.append(_Reading(name, value, float(row[best]), clause,
+            out.append(Reading(name, value, float(row[best]), clause,
                                 (bool(p_other[i] >= gate) or asked) if said_unknown else gated))
     return out
 
 
-def _evidence(r: _Reading) -> FieldEvidence:
+def _evidence(r: Reading) -> FieldEvidence:
     return FieldEvidence(field=r.field, value=r.value, span=(r.clause.start, r.clause.end),
                          evidence=r.clause.text, confidence=round(r.p, 3))
 
 
-def _unblocked(out: Extraction, readings: list[_Reading], name: str) -> list[_Reading]:
+def _unblocked(out: Extraction, readings: list[Reading], name: str) -> list[Reading]:
     """The heads' readings of ``name`` outside every clause where a mention of it was dropped.
 
     A clause where the rules named this field's value and their context cues dropped it ("we
@@ -165,7 +146,7 @@ def _unblocked(out: Extraction, readings: list[_Reading], name: str) -> list[_Re
                                                                            and r.clause.start <= s < r.clause.end], r)]
 
 
-def _refused(out: Extraction, starts: list[int], r: _Reading) -> bool:
+def _refused(out: Extraction, starts: list[int], r: Reading) -> bool:
     """Whether the drops at ``starts`` (in the reading's clause) refuse its value: they named it, or
     named no value, or it is a union's "none of them" and the message denied only some of its sides
     ("nobody here knows CUDA" says nothing about XLA, so it is not "neither"; "nobody really knows
@@ -186,7 +167,7 @@ def _refused(out: Extraction, starts: list[int], r: _Reading) -> bool:
     return not (set(union.sides) <= denied or all(side in r.clause.text.lower() for side in union.sides))
 
 
-def _fill(out: Extraction, readings: list[_Reading], reader: ClauseReader) -> None:
+def _fill(out: Extraction, readings: list[Reading], reader: ClauseReader) -> None:
     """Set (high), ask (medium) or leave open (low) each field nobody has set or asked about yet."""
     asked = {c.field for c in out.confirmations}
     for name in FIELD_VALUES:
@@ -250,7 +231,7 @@ def _settle(text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarra
         out.confirmations = [c for c in out.confirmations if c.field != name]
 
 
-def _said_unknown(out: Extraction, clauses: list[Clause], readings: list[_Reading], reader: ClauseReader) -> None:
+def _said_unknown(out: Extraction, clauses: list[Clause], readings: list[Reading], reader: ClauseReader) -> None:
     """A rule's value yields to "we do not know" read by the heads in the very clause it matched.
 
     The rules have no words for a field's own "unknown" answer (:data:`SAID_UNKNOWN`), so "no
@@ -271,7 +252,7 @@ def _said_unknown(out: Extraction, clauses: list[Clause], readings: list[_Readin
 
 
 def _corroborate(
-    out: Extraction, readings: list[_Reading], reader: ClauseReader, clauses: list[Clause], p_mod: "np.ndarray",
+    out: Extraction, readings: list[Reading], reader: ClauseReader, clauses: list[Clause], p_mod: "np.ndarray",
 ) -> None:
     """Answer the rules' own question when the heads, reading plainly and surely, say one of its values.
 

@@ -126,11 +126,18 @@ def _targets(items: list[LabelledClause], name: str, classes: tuple[str, ...], t
 
 
 def train_heads(
-    embedder: "Embedder", *, out_dir: Path = HEADS_DIR, clause_files: tuple[Path, ...] = CLAUSE_FILES,
+    embedder: "Embedder | None" = None, *, out_dir: Path = HEADS_DIR, clause_files: tuple[Path, ...] = CLAUSE_FILES,
     message_files: tuple[Path, ...] = MESSAGE_FILES, threshold_files: tuple[Path, ...] = THRESHOLD_FILES,
     epochs: int = EPOCHS,
 ) -> HeadsManifest:
-    """Fine-tune on ``train``, choose thresholds on ``validation``; write overlay, weights and manifest."""
+    """Fine-tune on ``train``, choose thresholds on ``validation``; write overlay, weights and manifest.
+
+    ``embedder``: the shipped model, loaded here when not given, so that ``hwbot train-extractor``
+    asks ``knowledge`` for the training and never opens ``indexer`` itself."""
+    if embedder is None:
+        from indexer.embedder import Embedder
+
+        embedder = Embedder()
     clauses = load_clauses(clause_files)
     messages = load_messages(message_files)
     items = clauses + messages

@@ -34,7 +34,7 @@ from knowledge.recommend.learned.clauses import Clause, clause_at
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from knowledge.recommend.learned.combine import ClauseReader, _Reading
+    from knowledge.recommend.learned.reader import ClauseReader, Reading
 
 __all__ = ["PLAIN_BELOW", "Union", "UNIONS", "WHOLES", "read_unions", "without_one_side_denials"]
 
@@ -88,7 +88,7 @@ def _plain(clauses: list[Clause], p_mod: "np.ndarray", at: int) -> bool:
 
 def read_unions(
     text: str, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray",
-    readings: "list[_Reading]", reader: "ClauseReader",
+    readings: "list[Reading]", reader: "ClauseReader",
 ) -> None:
     """Re-read each union field the rules set (see the module's docstring); ``out`` is updated in place."""
     for union in UNIONS:
@@ -134,8 +134,8 @@ def _refused_sides(union: Union, out: Extraction) -> set[str]:
 
 
 def _sure_readings(
-    union: Union, out: Extraction, readings: "list[_Reading]", reader: "ClauseReader",
-) -> "list[_Reading]":
+    union: Union, out: Extraction, readings: "list[Reading]", reader: "ClauseReader",
+) -> "list[Reading]":
     """The heads' readings of the union's field that may extend the rules' answer: not gated, at
     least as sure as the head's own confirm line, and not in a clause where the rules refused a
     match of the field (the heads do not set what the rules dropped)."""
@@ -150,7 +150,7 @@ def _sure_readings(
 
 def _one_side_denied(
     union: Union, out: Extraction, clauses: list[Clause], p_mod: "np.ndarray",
-    readings: "list[_Reading]", reader: "ClauseReader",
+    readings: "list[Reading]", reader: "ClauseReader",
 ) -> None:
     """"Deep familiarity with XLA but no CUDA experience": the rules read the denial as none of the
     skills, but it names one side only. When the heads read another side plainly said (as sure as
@@ -172,7 +172,7 @@ def _one_side_denied(
             evidence=best.clause.text, confidence=current.confidence)
 
 
-def without_one_side_denials(name: str, readings: "list[_Reading]") -> "list[_Reading]":
+def without_one_side_denials(name: str, readings: "list[Reading]") -> "list[Reading]":
     """The heads' sure readings of ``name`` less each "none of them" whose clause names one side
     only, when another reading says a side it does not name.
 
