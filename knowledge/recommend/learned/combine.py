@@ -43,7 +43,6 @@ from knowledge.recommend.textual import MAX_TEXT_CHARS, counts_no_devices, profi
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-
 __all__ = ["Mode", "MODES", "ClauseReader", "extract_message", "field_readings", "sounds_like", "SOUNDS_LIKE_FILE"]
 
 Mode = Literal["rules", "heads", "combined"]
