@@ -9,6 +9,7 @@ people join two questions ("Two questions on X: ..., and what ...?") touches onl
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from knowledge.qa.asks import Ask, ask_data, opens_by_asking, options_of, question_sentences
 
@@ -51,14 +52,19 @@ def _label(text: str) -> str:
     return short + ("…" if len(words) > 7 else "")
 
 
+def _split_at(pieces: list[str], joiners: list[str], when: Callable[[str], bool] = lambda piece: True) -> list[str]:
+    """Each piece split at every joiner in turn; a piece ``when`` turns down stays whole."""
+    for joiner in joiners:
+        pieces = [x for piece in pieces for x in (re.split(joiner, piece, flags=re.I) if when(piece) else [piece])]
+    return pieces
+
+
 def _series(text: str, joiners: list[str]) -> list[str]:
     """``text`` split into its questions when it is a series of three or more that opens by asking
     (``series_joiners`` in ``data/asks.toml``); else ``[text]``."""
     if not opens_by_asking(text):
         return [text]
-    pieces = [text]
-    for joiner in joiners:
-        pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
+    pieces = _split_at([text], joiners)
     return pieces if len(pieces) >= 3 else [text]
 
 
@@ -146,13 +152,10 @@ def split_asks(text: str) -> tuple[list[Ask], str, int]:
             context, parts = " ".join(remark), [last]
     joined: list[str] = []
     for part in parts:
-        pieces = _series(part, data.split.series_joiners)
-        for joiner in data.split.joiners:
-            pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
-        for joiner in data.split.asked_joiners:
-            pieces = [x for piece in pieces for x in (re.split(joiner, piece, flags=re.I) if opens_by_asking(piece) else [piece])]
-        for joiner in data.split.announced_joiners if announced is not None else []:
-            pieces = [x for piece in pieces for x in re.split(joiner, piece, flags=re.I)]
+        pieces = _split_at(_series(part, data.split.series_joiners), data.split.joiners)
+        pieces = _split_at(pieces, data.split.asked_joiners, when=opens_by_asking)
+        if announced is not None:
+            pieces = _split_at(pieces, data.split.announced_joiners)
         joined.extend(_LEADING.sub("", p).strip(" ,;") for p in pieces if p.strip(" ,;"))
     joined = _merge_fragments(_merge_short([p for p in joined if re.search(r"\w", p)], data.min_words)) or [text]
     dropped = max(0, len(joined) - data.max_asks)
