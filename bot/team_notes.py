@@ -49,9 +49,21 @@ def rules_out(sentence: str, reading: MessageReading) -> bool:
     return any(f in known and f in about and about[f] != known[f] for f in _CONDITION_FIELDS)
 
 
-def exception_for(
-    answer: Answer, reading: MessageReading, verdict: str, min_shared: int = MIN_SHARED_FIELDS,
-) -> tuple[AnswerSentence, Citation] | None:
+def _points_away(sentence: AnswerSentence, known: dict[str, str], verdict: str, min_shared: int) -> bool:
+    """Whether a note sentence is about the accelerator other than a one-sided ``verdict``, does not
+    argue for the verdict, and reads as a team sharing at least ``min_shared`` of ``known``'s answers
+    and contradicting none (an answer the team left unsaid contradicts nothing)."""
+    from knowledge.qa.sides import argues_for, side_of
+
+    other = _OTHER_SIDE.get(verdict)
+    if other is None or not sentence.chunk_id or side_of(sentence.text) != other or argues_for(sentence.text) == verdict:
+        return False
+    about = _about(sentence.text)
+    shared = [f for f in about if known.get(f) == about[f]]
+    return len(shared) >= min_shared and not any(f in known and known[f] != about[f] for f in about)
+
+
+def exception_for(answer: Answer, reading: MessageReading, verdict: str) -> tuple[AnswerSentence, Citation] | None:
     """The sentence of the notes' own answer that describes a team like this one and points the other
     way from a one-sided ``verdict`` ('gpu' or 'tpu'), with its citation; else None.
 
@@ -59,21 +71,14 @@ def exception_for(
     static" is the notes' answer to a JAX research group asking whether it can prototype on TPUs; the
     engine, which has no field for static shapes, says GPU for exploratory work, and an answer that
     gave the verdict alone was judged wrong (fq90-21, fq91-28). The sentence must be about the other
-    accelerator and not argue against it, and at least ``min_shared`` of its readings must be the
-    team's own, none different.
+    accelerator and not argue against it, and at least :data:`MIN_SHARED_FIELDS` of its readings must
+    be the team's own, none different.
     """
-    from knowledge.qa.sides import argues_for, side_of
-
-    other = _OTHER_SIDE.get(verdict)
-    if other is None or answer.declined:
+    if answer.declined:
         return None
     known = _known(reading)
     for sentence in answer.sentences:
-        if not sentence.chunk_id or side_of(sentence.text) != other or argues_for(sentence.text) == verdict:
-            continue
-        about = _about(sentence.text)
-        shared = [f for f in about if known.get(f) == about[f]]
-        if len(shared) >= min_shared and not any(f in known and known[f] != about[f] for f in about):
+        if _points_away(sentence, known, verdict, MIN_SHARED_FIELDS):
             cited = next((c for c in answer.citations if c.chunk_id == sentence.chunk_id), None)
             if cited is not None:
                 return sentence, cited
@@ -81,12 +86,13 @@ def exception_for(
 
 
 def leads_with_exception(answer: Answer, reading: MessageReading, verdict: str) -> bool:
-    """Whether the notes' answer opens with the note on a team like this one that points away from the
-    engine's ``verdict`` (:func:`exception_for`): it then answers the team's own "can we prototype on
-    TPUs?", and a closing line with the engine's other verdict read as a contradiction of it (an
-    engineer judged fq95-32 wrong for "..., as long as its shapes stay static" closed by "GPU"). The
-    lead was chosen for the question's own words, so one shared answer (JAX) with none different is
-    enough here; joining a note to the engine's verdict (:func:`exception_for`) asks for two."""
-    found = exception_for(answer, reading, verdict, min_shared=1)
+    """Whether the notes' answer opens with a note on a team like this one that points away from the
+    engine's ``verdict``: it then answers the team's own "can we prototype on TPUs?", and a closing
+    line with the engine's other verdict read as a contradiction of it (an engineer judged fq95-32
+    wrong for "..., as long as its shapes stay static" closed by "GPU"). The lead was chosen for the
+    question's own words, so one shared answer (JAX) with none different is enough here; joining a
+    note to the engine's verdict (:func:`exception_for`) asks for two."""
     lead = next((s for s in answer.sentences if s.chunk_id), None)
-    return found is not None and lead is not None and found[0].text == lead.text
+    return (not answer.declined and lead is not None
+            and any(c.chunk_id == lead.chunk_id for c in answer.citations)
+            and _points_away(lead, _known(reading), verdict, min_shared=1))
