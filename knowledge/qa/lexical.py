@@ -66,12 +66,14 @@ def tokenize(text: str) -> list[str]:
     """Lowercase, drop URLs and stopwords, fold plurals and British spellings, stem. Order is kept (duplicates too)."""
     text = _URL.sub(" ", text.lower())
     text = _ACRONYM_PLURAL.sub(r"\1", text)
-    text = _BRITISH.sub(r"\1iz\2", text)
     words = []
     shorthand = _shorthand()
     for tok in _TOKEN.findall(text):
         for part in re.split(r"[/.\-]", tok) if not tok.replace(".", "").isdigit() else [tok]:
-            for word in shorthand.get(part, [part]):  # "seq" is read as the notes' "sequence"
+            # "seq" is read as the notes' "sequence"; the shorthand is looked up before the British
+            # fold, which would read "elementwise" as "elementwize" and miss its key
+            for word in shorthand.get(part, [part]):
+                word = _BRITISH.sub(r"\1iz\2", word)
                 if word and word not in STOPWORDS:
                     words.append(word)
     return _stemmer().stemWords(words)

@@ -26,6 +26,14 @@ def test_chat_shorthand_shares_the_notes_tokens():
     assert tokenize("sequence") == ["sequenc"]  # the notes' own words are untouched
 
 
+def test_a_compound_typed_closed_shares_the_tokens_of_the_notes_hyphenated_one():
+    # "why are elementwise-heavy models bad on tpu" missed the notes' "element-wise" section (fq94-21,
+    # fq57-02); the British fold used to bend "elementwise" into "elementwize" before the lookup
+    assert tokenize("elementwise-heavy models") == tokenize("element-wise-heavy models")
+    assert tokenize("multicloud, onprem or finetuning") == tokenize("multi-cloud, on-prem or fine-tuning")
+    assert tokenize("utilisation") == tokenize("utilization")  # the fold still runs on each word
+
+
 def test_a_question_worded_like_a_faq_heading_but_asking_something_else_is_not_curated(qa):
     # Close to "When should we stay on GPUs rather than move to TPUs?", but no sentence of
     # that entry says how to keep the move open.
