@@ -49,9 +49,10 @@ def with_other_side(
     lead = chosen[0][0]
     pair = _beside_lead(lead, cands, taken)
     if pair is not None:
-        # the notes answer the matter for each side in two sentences side by side ("Large TPU jobs
-        # shard ... with jax.sharding and shard_map. GPU clusters scale across nodes with NCCL ..."):
-        # a lead about one side is followed by its pair, whatever the supports name (fq92-37)
+        # the notes answer the matter for each side in two sentences side by side (scaling across
+        # chips was said so until both sides became one sentence: "Large TPU jobs shard ... GPU
+        # clusters scale ... with NCCL"): a lead about one side is followed by its pair, whatever the
+        # supports name (fq92-37)
         return [chosen[0], (pair, "answer"), *chosen[1:]][:max_sentences]
     # answered for each already, by two sentences or one naming both ("TPUs use bfloat16 ..., so TPU
     # training needs none of the loss scaling that float16 training on GPUs relies on")
@@ -68,11 +69,12 @@ def with_other_side(
         if c.chunk.chunk_id in sections and c.text not in taken and _one_side(c.text) == missing
         and not is_hedge(c.text) and dangling_opener(c.text) is None
     ]
-    # the notes set the sides next to each other ("Large TPU jobs shard ... GPU clusters scale across
-    # nodes with NCCL ..."): the sentence beside a chosen one answers the same matter for the other
-    # side, where a verdict ("the strongest case for a TPU") answers which to pick; further away in
-    # the section, only a sentence as relevant as the answer's own is on the same matter ("a short
-    # run on a small TPU slice shows early whether the step is input-bound" is not)
+    # the notes set the sides next to each other ("Element-wise operations on a TPU run on its vector
+    # units ... A GPU runs element-wise kernels as well as any other kernel"): the sentence beside a
+    # chosen one answers the same matter for the other side, where a verdict ("the strongest case for
+    # a TPU") answers which to pick; further away in the section, only a sentence as relevant as the
+    # answer's own is on the same matter ("a short run on a small TPU slice shows early whether the
+    # step is input-bound" is not)
     beside = {(c.chunk.chunk_id, c.position + d) for c, _ in chosen for d in (-1, 1)}
     floor = _NEAR * min(c.relevance for c, _ in chosen)
     pool = [c for c in pool if (c.chunk.chunk_id, c.position) in beside or c.relevance >= floor]

@@ -82,7 +82,9 @@ def test_the_notes_answer_for_the_team_is_the_reason_of_the_verdict_it_argues_fo
 def test_the_notes_answer_is_quoted_whatever_role_its_lead_plays(qa) -> None:  # type: ignore[no-untyped-def]
     # the notes' answer to a choice often leads with a sentence of its own verdict role ("Stay on
     # GPUs while ..."); it is a note sentence all the same, and it argues for the engine's verdict
-    question = "We're a research lab; our architecture changes every week and everything is PyTorch. What should we run on?"
+    # (worded so that the lead is a verdict the engine's reasons do not already say: since the lead map
+    # of 2026-12-08, "We're a research lab; ..." leads with "Pick a GPU when ...", one of those reasons)
+    question = "research lab here, our architecture changes weekly and everything is PyTorch. what should we run on?"
     answer = qa.ask(question)
     assert answer.sentences and answer.sentences[0].chunk_id
     advice = advise(qa, question)

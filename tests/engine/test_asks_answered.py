@@ -104,19 +104,19 @@ def test_how_large_before_a_noun_is_no_size_question(qa):
 
 def test_a_comparison_of_both_accelerators_on_one_matter_answers_for_each(qa):
     # engineers judged answers on GPU clusters alone incomplete where the question compared the
-    # software of both (fq87-15, fq88-10, fq89-31): the notes' TPU sharding sentence sits beside the
-    # NCCL one in the same paragraph
+    # software of both (fq87-15, fq88-10, fq89-31): the notes say both sides in one sentence
     answer = qa.ask("Regarding the scaling plan: how does distributing one training run over many accelerators "
                     "differ between a TPU deployment and a GPU cluster, in terms of the software each relies on?")
     assert re.search(r"NCCL", answer.answer) and re.search(r"shard_map|jax\.sharding", answer.answer), answer.answer
-    # a comparison led by one side's sentence gets its pair from beside it in the notes, whatever the
-    # supporting sentences name (fq92-37: NCCL, then the workshop and the factory)
+    # and so is the same comparison in other words, whatever the supporting sentences name (fq92-37:
+    # NCCL, then the workshop and the factory)
     paired = qa.ask("Could you compare how large training jobs are distributed across many accelerators on TPUs "
                     "versus GPU clusters, in terms of the software involved?")
     assert re.search(r"NCCL", paired.answer) and re.search(r"shard_map|jax\.sharding", paired.answer), paired.answer
-    # a question of one side only is not padded with the other
-    one_side = qa.ask("how do GPU clusters scale across nodes?")
-    assert "shard_map" not in one_side.answer, one_side.answer
+    # a question of one side only is not padded with the other side's sentence beside it (the notes
+    # now say both sides of scaling in one sentence, so the element-wise pair stands in)
+    one_side = qa.ask("can we fuse element-wise kernels by hand on a GPU?")
+    assert "CUDA" in one_side.answer and "vector units" not in one_side.answer, one_side.answer
 
 
 def test_a_trouble_answered_with_its_cause_also_gets_the_fix_beside_it(qa):
