@@ -125,6 +125,12 @@ def _choice(cands: list[Candidate], intent: Intent, params: AnswerParams, questi
         # answered by the sentence that compares the two on that point and takes a side,
         # not by a general verdict (a team's own situation still gets the verdict).
         lead = top
+    if (verdicts and top is not lead and lead.relevance < top.relevance * params.verdict_floor and not is_hedge(top.text)
+            and dangling_opener(top.text) is None):
+        # every verdict is on another matter than the question's ("float64 ... stays on GPUs" for
+        # "does it matter where we decode images on a TPU?", fq99-25, typed a choice): the sentence
+        # that answers the question leads, alone: sides argued on other matters would only pad it
+        return [(top, "answer")]
     chosen: list[tuple[Candidate, str]] = [(lead, "verdict")]
     picked = [lead]
     # The question's best answer may argue for neither side ("PyTorch can also target TPUs
@@ -230,7 +236,7 @@ def _plain(
     if any(c.lead for c in cands):
         # the lead model reads whether a sentence answers the question (not only its topic): a
         # supporting sentence it scores far below the lead is on the subject, not on the ask ("the
-        # GPU is called a workshop" crowded out "GPU clusters scale across nodes with NCCL" by relevance)
+        # GPU is called a workshop" crowded out "GPU clusters split a job across nodes with NCCL" by relevance)
         pool = [c for c in pool if c.lead >= lead.lead - params.support_lead_gap]
     # a list asked for goes on in the sentence after its lead ("... are a poor fit for a TPU.
     # Scientific computing that needs double precision does not belong on a TPU either"): that
@@ -268,7 +274,7 @@ def _plain(
 
 def _is_cause(c: Candidate) -> bool:
     """A sentence that says why, not what to do ("TPUs compute so fast that they often sit idle, waiting
-    for data ..." against "Avoiding idle time means engineering the whole input pipeline ...": a fix by
+    for data ..." against "... avoiding that idle time means engineering the whole input pipeline ...": a fix by
     ``fix_shapes`` in ``data/compose.toml``)."""
     return answers_ask("diagnose", c.text) and vocabulary().fix_shapes.search(c.text) is None and not is_hedge(c.text)
 

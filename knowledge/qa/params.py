@@ -56,6 +56,9 @@ class AnswerParams(_Strict):
     #: ... and score within this many logits of the lead in the fitted lead model (whether a
     #: sentence answers the question, not only shares its topic)
     support_lead_gap: float = Field(3.0, ge=0)
+    #: a verdict leads a choice only at this share of the best sentence's relevance or more; below it,
+    #: the verdict is on another matter than the question's and the best sentence leads instead
+    verdict_floor: float = Field(0.7, ge=0, le=1)
     #: a cause that ends a diagnosis answered only with fixes is at least this share of the lead's relevance
     cause_relevance: float = Field(0.85, ge=0, le=1)
 
