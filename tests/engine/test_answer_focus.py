@@ -7,6 +7,8 @@ asks the real engine over the shipped notes.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from knowledge.evaluation.lint import lint_answer
@@ -127,3 +129,15 @@ def test_spec_and_benchmark_traps_are_declined(qa, question):
     answer = qa.ask(question)
     assert answer.declined and answer.intent == "figure" and answer.citations == []
 
+
+
+def test_a_choice_whose_every_verdict_is_on_another_matter_leads_with_the_answer_alone(qa):
+    # fq99-25, fq99-21: read as a choice, these led with "Float64 ... stays on GPUs" or "Models whose
+    # code still changes every week ..." and padded "For GPUs / For TPUs" sides
+    answer = qa.ask("It matters where we do the image decoding and tokenization when training on TPU? "
+                    "We thought to do it on the TPU itself, because it is so fast.")
+    assert not answer.declined and re.search(r"tf\.data|Grain|host", answer.sentences[0].text), answer.answer
+    assert "For GPUs:" not in answer.answer and len(answer.sentences) == 1, answer.answer
+    # a choice that tells a situation still leads with its verdict
+    chosen = qa.ask("We're still exploring and our model changes every week, all in PyTorch. GPU or TPU for us?")
+    assert chosen.sentences[0].role == "verdict", chosen.answer
