@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from bot.team_notes import exception_for, leads_with_exception, rules_out
+from bot.team_notes import cited_lead, exception_for, leads_with_exception, rules_out
 from knowledge.qa.answers import Answer, AnswerSentence, Citation
 from knowledge.recommend.message_checks import NOT_ENGLISH, message_language
 
@@ -193,13 +193,8 @@ def _notes_lead(answer: Answer) -> tuple[AnswerSentence, Citation, str | None] |
     """
     from knowledge.qa.sides import argues_for
 
-    if answer.declined:
-        return None
-    lead = next((s for s in answer.sentences if s.chunk_id), None)  # a note sentence, whatever its role
-    cited = next((c for c in answer.citations if lead is not None and c.chunk_id == lead.chunk_id), None)
-    if lead is None or cited is None:
-        return None
-    return lead, cited, argues_for(lead.text)
+    found = cited_lead(answer)
+    return None if found is None else (*found, argues_for(found[0].text))
 
 
 #: Capitalized words of the notes that are names, kept as they are after "since".

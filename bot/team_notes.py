@@ -18,7 +18,7 @@ from knowledge.qa.answers import Answer, AnswerSentence, Citation
 if TYPE_CHECKING:
     from knowledge.recommend.reading import MessageReading
 
-__all__ = ["rules_out", "exception_for", "leads_with_exception", "MIN_SHARED_FIELDS"]
+__all__ = ["rules_out", "exception_for", "leads_with_exception", "cited_lead", "MIN_SHARED_FIELDS"]
 
 #: The fields a note's sentence names as its condition plainly enough to compare on their own:
 #: the project's phase ("while the project is still exploratory", "once the architecture is
@@ -92,7 +92,16 @@ def leads_with_exception(answer: Answer, reading: MessageReading, verdict: str) 
     wrong for "..., as long as its shapes stay static" closed by "GPU"). The lead was chosen for the
     question's own words, so one shared answer (JAX) with none different is enough here; joining a
     note to the engine's verdict (:func:`exception_for`) asks for two."""
+    found = cited_lead(answer)
+    return found is not None and _points_away(found[0], _known(reading), verdict, min_shared=1)
+
+
+def cited_lead(answer: Answer) -> tuple[AnswerSentence, Citation] | None:
+    """The notes' lead of an answer (its first note sentence, whatever its role) with its citation;
+    None for a declined answer or one whose lead is not cited. The verdict line quotes it as its
+    reason and :func:`leads_with_exception` reads it, so both take the same sentence."""
+    if answer.declined:
+        return None
     lead = next((s for s in answer.sentences if s.chunk_id), None)
-    return (not answer.declined and lead is not None
-            and any(c.chunk_id == lead.chunk_id for c in answer.citations)
-            and _points_away(lead, _known(reading), verdict, min_shared=1))
+    cited = next((c for c in answer.citations if lead is not None and c.chunk_id == lead.chunk_id), None)
+    return None if lead is None or cited is None else (lead, cited)
